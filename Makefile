@@ -1,0 +1,49 @@
+# kasan-tags: arm64 software tag-based KASAN, built, booted and explored.
+#
+#   make            deps + kernel + labs transcripts + site (the main job)
+#   make check      every test (KUnit gate, lab scenarios, tooling, site)
+#
+# The logic lives in vm/, labs/, gdb-scripts/; this file only names jobs.
+
+PY      := /usr/bin/python3
+KT      := $(PY) vm/kt.py
+VARIANT ?= swtags
+export VARIANT
+CMDLINE ?=
+SCENARIO ?=
+N ?=
+
+.PHONY: all deps doctor kernel boot run shell qemu-gdb gdb lab grade \
+	transcripts site check test-tools bench bench-setup fixtures clean
+
+all: deps kernel transcripts site
+
+deps:
+	@vm/deps
+
+doctor:
+	@$(KT) doctor
+
+kernel:
+	@$(KT) kernel
+
+boot:
+	@$(KT) boot --cmdline "$(CMDLINE)"
+
+run:
+	@$(KT) boot --run "$(SCENARIO)" --cmdline "kunit.enable=0 $(CMDLINE)"
+
+shell:
+	@$(KT) boot --shell $(if $(GDB),--gdb) --cmdline "kunit.enable=0 $(CMDLINE)"
+
+qemu-gdb:
+	@$(KT) boot --gdb --cmdline "$(CMDLINE)"
+
+gdb:
+	@$(KT) gdb
+
+check:
+	@$(PY) tests/check.py
+
+clean:
+	rm -rf build

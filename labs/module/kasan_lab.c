@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * kasan_lab: bug scenarios that make KASAN show each mechanism of the
+ * software tag-based series, on demand, inside the kasan-tags VM.
+ *
+ * Every scenario is one function, triggered by writing to
+ * /sys/kernel/debug/kasan_lab/<name>; reading
+ * /sys/kernel/debug/kasan_lab/scenarios lists them.  Each prints
+ * machine-readable lines of the form
+ *
+ *   kasan_lab: <scenario> <event> key=value ...
+ *
+ * before and after the bad access: pointers with their tags, the untagged
+ * address, size and cache, the memory tags read from shadow for every
+ * granule, and what KASAN is expected to do in this mode.  The report (or
+ * its absence) then comes from KASAN itself.
+ *
+ * Modelled on the kernel's own mm/kasan/kasan_test.c.
+ */
+
+#define pr_fmt(fmt) "kasan_lab: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/gfp.h>
+#include <linux/kasan.h>
+#include <linux/kasan-tags.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+
+#if defined(CONFIG_KASAN_SW_TAGS)
+#define LAB_MODE "sw_tags"
+#elif defined(CONFIG_KASAN_GENERIC)
+#define LAB_MODE "generic"
+#else
+#define LAB_MODE "none"
+#endif
+
+#ifdef CONFIG_KASAN
+#define GRANULE (1UL << KASAN_SHADOW_SCALE_SHIFT)
+#else
+#define GRANULE 16UL
+#endif
+
+#define TAG_SHIFT 56
+#define MAX_TRIES 1000000	/* uaf-realloc: bound on allocations */
+#define HOLD 4096		/* uaf-realloc: objects kept while searching */
+#define COLLISION_ROUNDS 10000
+
+/* Keep the compiler from proving an access out of bounds and dropping it. */
+#define HIDE(p) OPTIMIZER_HIDE_VAR(p)
+
+static u8 ptr_tag(const void *p)
+{
+	return (unsigned long)p >> TAG_SHIFT;
+}
+
+static unsigned long untagged(const void *p)
+{
+	return (unsigned long)kasan_reset_tag(p);
+}
+
+/* The shadow byte of the granule at @p: its memory tag in tag-based mode. */
+static u8 shadow_byte(const void *p)
+{
+#ifdef CONFIG_KASAN
+	return *(u8 *)kasan_mem_to_shadow(kasan_reset_tag(p));
+#else
+	return 0;
+#endif
+}
+
+/*
+ * Print the shadow of [p, p + size + GRANULE) run-length encoded, e.g.
+ * "b4*8,fe*1": eight granules tagged 0xb4, then one 0xfe granule past the
+ * object.  The extra granule shows what lies right after the object.
+ */
+static void show_shadow(const char *scn, const char *what, const void *p,
+			size_t size)
+{
+	char buf[160];
+	size_t len = 0, n = DIV_ROUND_UP(size, GRANULE) + 1, i, run = 0;
+	u8 cur = 0, s;
+
+	for (i = 0; i <= n && len < sizeof(buf) - 12; i++) {
+		s = i < n ? shadow_byte(p + i * GRANULE) : 0;
+		if (i > 0 && (i == n || s != cur)) {
+			len += scnprintf(buf + len, sizeof(buf) - len, "%s%02x*%zu",
+					 len ? "," : "", cur, run);
+			run = 0;
+		}
+		cur = s;
+		run++;
+	}
+	pr_info("%s shadow of=%s granule=%lu granules=%zu shadow=%s\n",
+		scn, what, GRANULE, n - 1, buf);
+}
+
+/*
+ * The kmalloc cache an allocation of @size comes from, named as SLUB names
+ * it ("kmalloc-128"): struct kmem_cache is private to mm/, so compute the
+ * name from kmalloc_index() the way mm/slab_common.c builds kmalloc_info[].
+ */
+static const char *kmalloc_cache_name(size_t size)
+{
+	static char names[KMALLOC_SHIFT_HIGH + 1][24];
+	unsigned int i = kmalloc_index(size);
+	unsigned int bytes = i == 1 ? 96 : i == 2 ? 192 : 1U << i;
+
+	if (i > KMALLOC_SHIFT_HIGH)
+		return "kmalloc-large";
+	if (!names[i][0])
+		scnprintf(names[i], sizeof(names[i]), "kmalloc-%u", bytes);
+	return names[i];
+}
+
+static void show_ptr(const char *scn, const char *what, const void *p,
+		     size_t size, const char *cache)
+{
+	pr_info("%s ptr name=%s ptr=%px tag=%02x addr=%lx size=%zu cache=%s align=%lu\n",
+		scn, what, p, ptr_tag(p), untagged(p), size, cache,
+		untagged(p) & (GRANULE - 1) ? 0UL : GRANULE);
+	show_shadow(scn, what, p, size);
+}
+
+/* What KASAN is expected to do next, in this mode (see expected.toml). */
+static void expect(const char *scn, const char *sw_tags, const char *generic)
+{
+	const char *e = !IS_ENABLED(CONFIG_KASAN) ? "none" :
+		IS_ENABLED(CONFIG_KASAN_SW_TAGS) ? sw_tags : generic;
+
+	pr_info("%s expect mode=%s outcome=%s\n", scn, LAB_MODE, e);
+}
+
+static void access_mark(const char *scn, const char *how, const void *p)
+{
+	pr_info("%s access %s ptr=%px tag=%02x addr=%lx memtag=%02x\n", scn, how,
+		p, ptr_tag(p), untagged(p), shadow_byte(p));
+}
+
+/* kmalloc objects of many sizes and a private cache: tags and shadow. */
+static void lab_tags(const char *scn)
+{
+	static const size_t sizes[] = { 16, 32, 64, 100, 128, 256, 512, 1024,
+					2048, 4096 };
+	struct kmem_cache *c;
+	size_t i;
+	char *p;
+
+	expect(scn, "tag-in-top-byte-shadow-equals-tag", "no-tags-shadow-zero");
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		p = kmalloc(sizes[i], GFP_KERNEL);
+		if (!p)
+			continue;
+		show_ptr(scn, "kmalloc", p, sizes[i], kmalloc_cache_name(sizes[i]));
+		kfree(p);
+	}
+	c = kmem_cache_create("kasan_lab_40", 40, 0, 0, NULL);
+	if (!c)
+		return;
+	p = kmem_cache_alloc(c, GFP_KERNEL);
+	if (p) {
+		show_ptr(scn, "cache", p, 40, "kasan_lab_40");
+		kmem_cache_free(c, p);
+	}
+	kmem_cache_destroy(c);
+}
+
+static void lab_ctor(void *obj)
+{
+	memset(obj, 0, 40);
+}
+
+/*
+ * A cache with a constructor keeps an object's tag across free and
+ * reallocation (v9: "preassigns tags for caches with constructors"),
+ * a cache without one gives a new random tag each time.
+ */
+static void lab_ctor_tag(const char *scn)
+{
+	struct kmem_cache *c[2];
+	int i, round;
+	char *p;
+
+	expect(scn, "ctor-tag-kept-plain-tag-changes", "no-tags");
+	c[0] = kmem_cache_create("kasan_lab_plain", 40, 0, 0, NULL);
+	c[1] = kmem_cache_create("kasan_lab_ctor", 40, 0, 0, lab_ctor);
+	for (i = 0; i < 2; i++) {
+		if (!c[i])
+			continue;
+		for (round = 0; round < 4; round++) {
+			p = kmem_cache_alloc(c[i], GFP_KERNEL);
+			if (!p)
+				break;
+			pr_info("%s round cache=%s round=%d ptr=%px tag=%02x addr=%lx\n",
+				scn, i ? "kasan_lab_ctor" : "kasan_lab_plain",
+				round, p, ptr_tag(p), untagged(p));
+			kmem_cache_free(c[i], p);
+		}
+		kmem_cache_destroy(c[i]);
+	}
+}
+
+/* Write one byte past a 128-byte object: into the next object or redzone. */
+static void lab_oob_right(const char *scn)
+{
+	char *p = kmalloc(128, GFP_KERNEL);
+	int tries = 0;
+
+	/*
+	 * The byte past the object is the next object's first granule; with
+	 * chance 1/254 its random tag equals ours and the write would pass.
+	 * Make the scenario deterministic: take another object then.
+	 */
+	while (p && shadow_byte(p + 128) == ptr_tag(p) &&
+	       IS_ENABLED(CONFIG_KASAN_SW_TAGS) && tries++ < 8) {
+		pr_info("%s tag-collision with next object, reallocating\n", scn);
+		kfree(p);
+		p = kmalloc(128, GFP_KERNEL);
+	}
+	if (!p)
+		return;
+	show_ptr(scn, "p", p, 128, kmalloc_cache_name(128));
+	expect(scn, "report", "report");
+	HIDE(p);
+	access_mark(scn, "write", p + 128);
+	p[128] = 'x';
+	kfree(p);
+}
+
+/*
+ * kmalloc(123), read byte 125: inside the object's last 16-byte granule,
+ * which carries the object's tag (6.1 does not use short granules), so only
+ * generic KASAN (8-byte granules, partial shadow values) sees it.
+ */
+static void lab_oob_in_granule(const char *scn)
+{
+	char *p = kmalloc(123, GFP_KERNEL);
+
+	if (!p)
+		return;
+	show_ptr(scn, "p", p, 123, kmalloc_cache_name(123));
+	expect(scn, "missed", "report");
+	HIDE(p);
+	access_mark(scn, "read", p + 125);
+	pr_info("%s value=%d\n", scn, READ_ONCE(p[125]));
+	kfree(p);
+}
+
+/* Read after kfree: freed memory is retagged 0xfe (sw-tags). */
+static void lab_uaf(const char *scn)
+{
+	char *p = kmalloc(128, GFP_KERNEL);
+
+	if (!p)
+		return;
+	show_ptr(scn, "p", p, 128, kmalloc_cache_name(128));
+	kfree(p);
+	show_shadow(scn, "freed", p, 128);
+	expect(scn, "report", "report");
+	HIDE(p);
+	access_mark(scn, "read", p);
+	pr_info("%s value=%d\n", scn, READ_ONCE(p[0]));
+}
+
+struct hold {
+	void *obj[HOLD];
+	int n;
+};
+
+/* Free an allocation unless it is kept in @h to stay out of the way. */
+static void hold_or_free(struct hold *h, void *q)
+{
+	if (h->n < HOLD)
+		h->obj[h->n++] = q;
+	else
+		kfree(q);
+}
+
+static void hold_release(struct hold *h)
+{
+	while (h->n)
+		kfree(h->obj[--h->n]);
+}
+
+/*
+ * The bug class only tag-based KASAN catches: use-after-free after the
+ * slot was given to someone else.  Generic KASAN's quarantine delays reuse,
+ * but once the slot is reallocated its shadow says "accessible" again.
+ */
+static void lab_uaf_realloc(const char *scn)
+{
+	struct hold *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	char *p, *q = NULL;
+	int tries;
+
+	if (!h)
+		return;
+	p = kmalloc(128, GFP_KERNEL);
+	if (!p)
+		goto out;
+	show_ptr(scn, "old", p, 128, kmalloc_cache_name(128));
+	kfree(p);
+	for (tries = 0; tries < MAX_TRIES; tries++) {
+		q = kmalloc(128, GFP_KERNEL);
+		if (!q)
+			break;
+		if (untagged(q) == untagged(p) && ptr_tag(q) != ptr_tag(p))
+			break;
+		if (untagged(q) == untagged(p))
+			pr_info("%s tag-collision tag=%02x (1/254 chance), retrying\n",
+				scn, ptr_tag(q));
+		hold_or_free(h, q);
+		q = NULL;
+	}
+	pr_info("%s reuse found=%d tries=%d\n", scn, q != NULL, tries);
+	if (!q)
+		goto out;
+	show_ptr(scn, "new", q, 128, kmalloc_cache_name(128));
+	expect(scn, "report", "missed");
+	HIDE(p);
+	access_mark(scn, "read", p);
+	pr_info("%s value=%d\n", scn, READ_ONCE(p[0]));
+	kfree(q);
+out:
+	hold_release(h);
+	kfree(h);
+}
+
+static void lab_double_free(const char *scn)
+{
+	char *p = kmalloc(128, GFP_KERNEL);
+
+	if (!p)
+		return;
+	show_ptr(scn, "p", p, 128, kmalloc_cache_name(128));
+	kfree(p);
+	expect(scn, "report", "report");
+	HIDE(p);
+	kfree(p);
+}
+
+static void lab_invalid_free(const char *scn)
+{
+	char *p = kmalloc(128, GFP_KERNEL);
+
+	if (!p)
+		return;
+	show_ptr(scn, "p", p, 128, kmalloc_cache_name(128));
+	expect(scn, "report", "report");
+	HIDE(p);
+	kfree(p + 1);
+	kfree(p);
+}
+
+/*
+ * A pointer tagged 0xff (KASAN_TAG_KERNEL, what kasan_reset_tag() gives)
+ * matches every memory tag: sw-tags does not check it.  Generic KASAN has
+ * no tags, so the same pointer still hits a freed object.
+ */
+static void lab_match_all(const char *scn)
+{
+	char *p = kmalloc(128, GFP_KERNEL), *q;
+
+	if (!p)
+		return;
+	show_ptr(scn, "p", p, 128, kmalloc_cache_name(128));
+	kfree(p);
+	q = kasan_reset_tag(p);
+	expect(scn, "missed", "report");
+	HIDE(q);
+	access_mark(scn, "read", q);
+	pr_info("%s value=%d\n", scn, READ_ONCE(q[0]));
+}
+
+/*
+ * Pages from alloc_pages() get a tag too (series patch 18): it is kept in
+ * page->flags and page_address() puts it in the pointer.  Split an order-1
+ * block, free the second page and read one byte past the first.
+ */
+static void lab_page_tag(const char *scn)
+{
+	struct page *page = alloc_pages(GFP_KERNEL, 1);
+	char *p;
+
+	if (!page)
+		return;
+	split_page(page, 1);
+	p = page_address(page);
+#ifdef CONFIG_KASAN_SW_TAGS
+	pr_info("%s page page_tag=%02x\n", scn, page_kasan_tag(page));
+#endif
+	show_ptr(scn, "page", p, PAGE_SIZE, "page-allocator");
+	__free_page(page + 1);
+	show_shadow(scn, "next-page-freed", p + PAGE_SIZE, 16);
+	expect(scn, "report", "report");
+	HIDE(p);
+	access_mark(scn, "read", p + PAGE_SIZE);
+	pr_info("%s value=%d\n", scn, READ_ONCE(p[PAGE_SIZE]));
+	__free_page(page);
+}
+
+/*
+ * Reallocate one slot COLLISION_ROUNDS times and count how often the new
+ * tag equals the old one (a stale pointer would then go unnoticed).
+ * @gap extra allocations happen between the two, i.e. the new tag is the
+ * (gap + 1)-th draw of kasan_random_tag() after the old one.
+ */
+static void collide(const char *scn, unsigned int gap, unsigned int *hist)
+{
+	unsigned int same_slot = 0, same_tag = 0, i, j;
+	void *extra[4];
+	char *p, *q;
+
+	for (i = 0; i < COLLISION_ROUNDS; i++) {
+		p = kmalloc(64, GFP_KERNEL);
+		for (j = 0; j < gap; j++)
+			extra[j] = kmalloc(64, GFP_KERNEL);
+		kfree(p);
+		q = kmalloc(64, GFP_KERNEL);
+		if (p && q) {
+			hist[ptr_tag(p)]++;
+			hist[ptr_tag(q)]++;
+		}
+		if (p && q && untagged(q) == untagged(p)) {
+			same_slot++;
+			same_tag += ptr_tag(q) == ptr_tag(p);
+		}
+		kfree(q);
+		for (j = 0; j < gap; j++)
+			kfree(extra[j]);
+	}
+	pr_info("%s result gap=%u rounds=%u same_slot=%u same_tag=%u\n",
+		scn, gap, COLLISION_ROUNDS, same_slot, same_tag);
+}
+
+/*
+ * The tag generator (mm/kasan/sw_tags.c) is a per-CPU LCG taken modulo
+ * 254: consecutive draws alternate odd/even, so the immediate reuse of a
+ * slot never repeats a tag, while every other draw repeats it 1 time in 127.
+ */
+static void lab_collision(const char *scn)
+{
+	unsigned int *hist = kcalloc(256, sizeof(*hist), GFP_KERNEL);
+	unsigned int i, gap;
+
+	if (!hist)
+		return;
+	expect(scn, "gap0-never-gap1-about-1/127", "no-tags");
+	for (gap = 0; gap < 2; gap++)
+		collide(scn, gap, hist);
+	for (i = 0; i < 256; i += 16)
+		pr_info("%s hist from=%02x counts=%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u,%u\n",
+			scn, i, hist[i], hist[i + 1], hist[i + 2], hist[i + 3],
+			hist[i + 4], hist[i + 5], hist[i + 6], hist[i + 7],
+			hist[i + 8], hist[i + 9], hist[i + 10], hist[i + 11],
+			hist[i + 12], hist[i + 13], hist[i + 14], hist[i + 15]);
+	pr_info("%s result reserved_tags=%u\n", scn,
+		IS_ENABLED(CONFIG_KASAN_SW_TAGS) ?
+		hist[KASAN_TAG_INVALID] + hist[KASAN_TAG_KERNEL] : 0);
+	kfree(hist);
+}
+
+/* krealloc: shrink in place (tail retagged 0xfe), then grow (new object). */
+static void lab_krealloc(const char *scn)
+{
+	char *p = kmalloc(64, GFP_KERNEL), *q, *r;
+
+	if (!p)
+		return;
+	show_ptr(scn, "p", p, 64, kmalloc_cache_name(64));
+	q = krealloc(p, 32, GFP_KERNEL);
+	if (!q) {
+		kfree(p);
+		return;
+	}
+	show_ptr(scn, "shrunk", q, 32, kmalloc_cache_name(64));
+	pr_info("%s result shrink_same_ptr=%d\n", scn, q == p);
+	expect(scn, "report", "report");
+	HIDE(q);
+	access_mark(scn, "read", q + 40);
+	pr_info("%s value=%d\n", scn, READ_ONCE(q[40]));
+	r = krealloc(q, 256, GFP_KERNEL);
+	if (!r) {
+		kfree(q);
+		return;
+	}
+	show_ptr(scn, "grown", r, 256, kmalloc_cache_name(256));
+	pr_info("%s result grow_same_addr=%d\n", scn, untagged(r) == untagged(q));
+	expect(scn, "report", "report");
+	access_mark(scn, "read", q);
+	pr_info("%s value=%d\n", scn, READ_ONCE(q[0]));
+	kfree(r);
+}
+
+/*
+ * Two pointers to the same byte with different tags compare unequal: the
+ * cover letter's "Testing" concern about pointer comparisons.
+ */
+static void lab_ptr_compare(const char *scn)
+{
+	char *p = kmalloc(64, GFP_KERNEL), *q;
+
+	if (!p)
+		return;
+	q = kasan_reset_tag(p);
+	expect(scn, "unequal", "equal");
+	pr_info("%s result p=%px q=%px equal=%d untagged_equal=%d diff=%ld\n",
+		scn, p, q, p == q, untagged(p) == untagged(q), (long)(q - p));
+	kfree(p);
+}
+
+struct lab_scenario {
+	const char *name;
+	void (*fn)(const char *scn);
+	const char *help;
+};
+
+static const struct lab_scenario scenarios[] = {
+	{ "tags", lab_tags, "kmalloc 16 B..4 KiB and a private cache: tag, shadow" },
+	{ "ctor-tag", lab_ctor_tag, "cache with a constructor keeps its tags" },
+	{ "oob-right", lab_oob_right, "write 1 byte past a 128-byte object" },
+	{ "oob-in-granule", lab_oob_in_granule, "kmalloc(123), read byte 125" },
+	{ "uaf", lab_uaf, "read after kfree" },
+	{ "uaf-realloc", lab_uaf_realloc, "use-after-free after the slot is reused" },
+	{ "double-free", lab_double_free, "kfree twice" },
+	{ "invalid-free", lab_invalid_free, "kfree(p + 1)" },
+	{ "match-all", lab_match_all, "read freed memory through a 0xff pointer" },
+	{ "page-tag", lab_page_tag, "alloc_pages tag, read past the page" },
+	{ "collision", lab_collision, "how often a reused slot gets the same tag" },
+	{ "krealloc", lab_krealloc, "shrink and grow with krealloc, stale use" },
+	{ "ptr-compare", lab_ptr_compare, "same memory, different tags, ==" },
+};
+
+static ssize_t lab_write(struct file *file, const char __user *buf,
+			 size_t count, loff_t *ppos)
+{
+	const struct lab_scenario *s = file->private_data;
+
+	pr_info("%s begin mode=%s\n", s->name, LAB_MODE);
+	s->fn(s->name);
+	pr_info("%s end\n", s->name);
+	return count;
+}
+
+static const struct file_operations lab_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = lab_write,
+	.llseek = noop_llseek,
+};
+
+static int list_show(struct seq_file *m, void *v)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
+		seq_printf(m, "%-16s %s\n", scenarios[i].name, scenarios[i].help);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(list);
+
+static struct dentry *lab_dir;
+
+static int __init kasan_lab_init(void)
+{
+	size_t i;
+
+	lab_dir = debugfs_create_dir("kasan_lab", NULL);
+	debugfs_create_file("scenarios", 0444, lab_dir, NULL, &list_fops);
+	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
+		debugfs_create_file(scenarios[i].name, 0200, lab_dir,
+				    (void *)&scenarios[i], &lab_fops);
+	pr_info("loaded mode=%s granule=%lu scenarios=%zu\n", LAB_MODE, GRANULE,
+		ARRAY_SIZE(scenarios));
+	return 0;
+}
+
+static void __exit kasan_lab_exit(void)
+{
+	debugfs_remove_recursive(lab_dir);
+}
+
+module_init(kasan_lab_init);
+module_exit(kasan_lab_exit);
+MODULE_DESCRIPTION("KASAN tag-based mode lab scenarios (kasan-tags)");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,95 @@
+"""Parse KTAP (KUnit's test output) out of a kernel serial log.
+
+Pure functions over text: timestamps, CRLF and interleaved printk lines
+(the KASAN reports the suite provokes) are tolerated.
+
+    suites = parse(log_text)
+    suites["kasan"].counts()  -> {"pass": 47, "fail": 0, "skip": 8}
+"""
+
+import re
+
+TS = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+RESULT = re.compile(r"^(?P<ind>\s*)(?P<ok>not ok|ok) (?P<num>\d+)(?: -)? "
+                    r"(?P<name>[^#]*?)\s*(?:#\s*(?P<dir>SKIP|TODO)\b\s*(?P<why>.*))?$")
+SUBTEST = re.compile(r"^(?P<ind>\s*)# Subtest: (?P<name>\S+)")
+PLAN = re.compile(r"^(?P<ind>\s*)1\.\.(?P<n>\d+)\s*$")
+SUMMARY = re.compile(r"^\s*# (?P<name>\S+): pass:(?P<p>\d+) fail:(?P<f>\d+) "
+                     r"skip:(?P<s>\d+) total:(?P<t>\d+)")
+
+
+class Case:
+    def __init__(self, num, name, status, reason=""):
+        self.num, self.name, self.status, self.reason = num, name, status, reason
+
+    def __repr__(self):
+        return "Case(%d, %r, %r)" % (self.num, self.name, self.status)
+
+
+class Suite:
+    def __init__(self, name, indent):
+        self.name, self.indent = name, indent
+        self.cases, self.plan, self.summary, self.status = [], None, None, None
+
+    def counts(self):
+        c = {"pass": 0, "fail": 0, "skip": 0}
+        for case in self.cases:
+            c[case.status] += 1
+        return c
+
+    @property
+    def complete(self):
+        return self.status is not None and (self.plan is None or
+                                            len(self.cases) == self.plan)
+
+    def failed(self):
+        return [c for c in self.cases if c.status == "fail"]
+
+    def skipped(self):
+        return [c for c in self.cases if c.status == "skip"]
+
+
+def clean_lines(text):
+    for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
+        yield TS.sub("", line, count=1)
+
+
+def _status(m):
+    if m.group("dir") == "SKIP":
+        return "skip"
+    return "pass" if m.group("ok") == "ok" else "fail"
+
+
+def parse(text):
+    """Return {suite name: Suite} for every (sub)suite found in the log."""
+    suites, stack = {}, []
+    for line in clean_lines(text):
+        m = SUBTEST.match(line)
+        if m:
+            s = Suite(m.group("name"), len(m.group("ind")))
+            suites[s.name] = s
+            stack.append(s)
+            continue
+        m = PLAN.match(line)
+        if m and stack and len(m.group("ind")) == stack[-1].indent:
+            stack[-1].plan = int(m.group("n"))
+            continue
+        m = SUMMARY.match(line)
+        if m and m.group("name") in suites:
+            suites[m.group("name")].summary = {
+                "pass": int(m.group("p")), "fail": int(m.group("f")),
+                "skip": int(m.group("s")), "total": int(m.group("t"))}
+            continue
+        m = RESULT.match(line)
+        if not m:
+            continue
+        ind, name, st = len(m.group("ind")), m.group("name").strip(), _status(m)
+        # A suite's own result line is printed one level further out.
+        while stack and ind < stack[-1].indent:
+            s = stack.pop()
+            if s.name == name:
+                s.status = st
+        if stack and ind == stack[-1].indent:
+            stack[-1].cases.append(Case(int(m.group("num")), name, st,
+                                        (m.group("why") or "").strip()))
+    return suites
