@@ -47,3 +47,6 @@ check:
 
 clean:
 	rm -rf build
+
+fixtures:
+	@$(PY) tests/fixtures.py

@@ -749,6 +749,11 @@ def cmd_boot(a):
         if a.quiet:
             print(b.tail(), file=sys.stderr)
         raise KtError("boot did not reach %s (%s)" % (END_MARK, b.status))
+    errors = [ln.strip() for ln in b.text.splitlines() if ln.startswith("KT-ERROR")]
+    if errors:
+        raise KtError(errors[0][len("KT-ERROR "):] +
+                      ("; and %d more KT-ERROR lines" % (len(errors) - 1)
+                       if len(errors) > 1 else ""))
     return 0
 
 

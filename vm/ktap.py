@@ -93,3 +93,47 @@ def parse(text):
             stack[-1].cases.append(Case(int(m.group("num")), name, st,
                                         (m.group("why") or "").strip()))
     return suites
+
+
+def judge(suites, exp):
+    """Compare parsed suites with one variant's entry of kunit-expected.toml.
+
+    Returns (ok, lines): lines name every failure (known ones with their
+    reason, so they are reported in every run) and the summary."""
+    name = exp.get("suite", "")
+    if not name:
+        if "kasan" in suites:
+            return False, ["suite kasan ran, but this variant has no KASAN"]
+        return True, ["no kasan suite in this variant (as expected)"]
+    s = suites.get(name)
+    if s is None:
+        return False, ["suite %s not found in the log (did the kernel crash "
+                       "before KUnit ran?)" % name]
+    c = s.counts()
+    lines = ["# %s: pass:%d fail:%d skip:%d total:%d" % (
+        name, c["pass"], c["fail"], c["skip"], len(s.cases))]
+    ok = True
+    if not s.complete:
+        ok = False
+        lines.append("suite %s incomplete: %d of %s cases reported" %
+                     (name, len(s.cases), s.plan))
+    if s.summary and (s.summary["pass"], s.summary["fail"], s.summary["skip"]) != \
+            (c["pass"], c["fail"], c["skip"]):
+        ok = False
+        lines.append("summary line %s disagrees with the parsed cases" % s.summary)
+    known = {k["case"]: k["reason"] for k in exp.get("known_failures", [])}
+    for case in s.failed():
+        if case.name in known:
+            lines.append("known upstream failure %s: %s" % (
+                case.name, " ".join(known[case.name].split())))
+        else:
+            ok = False
+            lines.append("FAILED case %s" % case.name)
+    for case in s.skipped():
+        if not any(a in case.reason for a in exp.get("allowed_skips", [])):
+            ok = False
+            lines.append("unexpected skip %s (%s)" % (case.name, case.reason))
+    if c["pass"] < exp.get("min_pass", 0):
+        ok = False
+        lines.append("only %d passed, expected at least %d" % (c["pass"], exp["min_pass"]))
+    return ok, lines

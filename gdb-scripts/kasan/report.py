@@ -200,6 +200,21 @@ def parse_reports(text, mode_hint=None):
     return out
 
 
+ALLOCATOR = re.compile(r"^(save_stack_info|kmalloc_trace|__kmalloc\w*|kmem_cache_alloc\w*|"
+                       r"kmem_cache_free|kfree|__kmem_cache_free|slab_free\w*|krealloc|"
+                       r"__do_krealloc|kmalloc_large\w*|kfree_sensitive|"
+                       r"__kasan\w*|____kasan\w*)$")
+
+
+def first_caller(frames):
+    """The first frame outside KASAN and the allocator: who allocated/freed."""
+    for f in frames:
+        name = f.split("+", 1)[0]
+        if not KASAN_INTERNAL.match(name) and not ALLOCATOR.match(name):
+            return f
+    return frames[-1] if frames else None
+
+
 def summary(r):
     """A short human explanation of one report (the decoder's default output)."""
     lines = [r["title"]]
@@ -225,9 +240,9 @@ def summary(r):
         lines.append("  object %s in cache %s (%d bytes), access at offset %s (%s)" % (
             r["object"], r["cache"], r["object_size"] or 0, r["offset"], r["relation"]))
     if r["alloc_stack"]:
-        lines.append("  allocated at " + r["alloc_stack"][min(2, len(r["alloc_stack"]) - 1)])
+        lines.append("  allocated at " + first_caller(r["alloc_stack"]))
     if r["free_stack"]:
-        lines.append("  freed at " + r["free_stack"][min(2, len(r["free_stack"]) - 1)])
+        lines.append("  freed at " + first_caller(r["free_stack"]))
     if r["buggy_row"]:
         lines.append("  shadow row " + r["buggy_row"]["addr"] + ": " +
                      " ".join(r["buggy_row"]["bytes"]))

@@ -62,6 +62,18 @@ static const char *next_item(const char *list, char *buf, size_t size)
 	return *list == ',' ? list + 1 : NULL;
 }
 
+/* @buf = @a followed by @b, truncated to @size - 1 characters. */
+static void join(char *buf, size_t size, const char *a, const char *b)
+{
+	size_t n = 0;
+
+	while (*a && n + 1 < size)
+		buf[n++] = *a++;
+	while (*b && n + 1 < size)
+		buf[n++] = *b++;
+	buf[n] = '\0';
+}
+
 static int read_cmdline(void)
 {
 	int fd = open("/proc/cmdline", O_RDONLY, 0);
@@ -117,8 +129,7 @@ static void run_scenario(const char *name)
 	char path[128];
 	int fd;
 
-	strlcpy(path, LAB_DIR, sizeof(path));
-	strlcat(path, name, sizeof(path));
+	join(path, sizeof(path), LAB_DIR, name);
 	fd = open(path, O_WRONLY, 0);
 	if (fd < 0) {
 		say("KT-ERROR unknown scenario '", name,
@@ -131,7 +142,7 @@ static void run_scenario(const char *name)
 	say("KT-SCENARIO-END ", name, "");
 }
 
-static void for_each_item(const char *list, void (*fn)(const char *))
+static void run_items(const char *list, void (*fn)(const char *))
 {
 	char item[128];
 
@@ -174,8 +185,7 @@ static void exec_item(const char *name)
 {
 	char path[128];
 
-	strlcpy(path, "/", sizeof(path));
-	strlcat(path, name, sizeof(path));
+	join(path, sizeof(path), "/", name);
 	say("KT-EXEC-BEGIN ", path, "");
 	spawn(path, NULL);
 	say("KT-EXEC-END ", path, "");
@@ -196,13 +206,13 @@ int main(int argc, char **argv)
 
 	arg = param("kt_run");
 	if (arg)
-		for_each_item(arg, run_scenario);
+		run_items(arg, run_scenario);
 	arg = param("kt_cat");
 	if (arg)
-		for_each_item(arg, cat_marked);
+		run_items(arg, cat_marked);
 	arg = param("kt_exec");
 	if (arg)
-		for_each_item(arg, exec_item);
+		run_items(arg, exec_item);
 	if (param("kt_shell"))
 		spawn("/bin/sh", NULL);
 

@@ -1,0 +1,198 @@
+"""Check what the kasan_lab scenarios did against labs/module/expected.toml.
+
+Pure functions over a serial log: split it at the init's
+KT-SCENARIO-BEGIN/END markers, read the module's "kasan_lab: <scenario>
+<event> key=value" lines and the KASAN reports (gdb-scripts/kasan/report.py)
+of each scenario, and compare with the expectations kept as data.
+"""
+
+import math
+import os
+import re
+import sys
+import tomllib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gdb-scripts"))
+from kasan import report as kreport  # noqa: E402
+
+EXPECTED = os.path.join(HERE, "module", "expected.toml")
+LAB_LINE = re.compile(r"kasan_lab: (?P<scn>[\w-]+) (?P<event>[\w-]+)(?P<rest>.*)$")
+KV = re.compile(r"(\w+)=(\S+)")
+
+
+def load_expected(path=EXPECTED):
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def segments(text):
+    """{scenario: [lines]} between the init's BEGIN/END markers."""
+    out, cur = {}, None
+    for line in kreport.split_lines(text):
+        body = kreport.clean(line)
+        if body.startswith("KT-SCENARIO-BEGIN "):
+            cur = body.split()[1]
+            out[cur] = []
+        elif body.startswith("KT-SCENARIO-END "):
+            cur = None
+        elif cur is not None:
+            out[cur].append(line)
+    return out
+
+
+def events(lines, scn):
+    """The module's own lines of one scenario: [(event, {key: value})]."""
+    ev = []
+    for line in lines:
+        m = LAB_LINE.search(kreport.clean(line))
+        if m and m.group("scn") == scn:
+            ev.append((m.group("event"), dict(KV.findall(m.group("rest")))))
+    return ev
+
+
+def binomial_bounds(n, p, sigmas=5.0):
+    mean, sd = n * p, math.sqrt(n * p * (1 - p))
+    return max(0, math.floor(mean - sigmas * sd)), math.ceil(mean + sigmas * sd)
+
+
+def _shadow_runs(s):
+    runs = []
+    for part in s.split(","):
+        val, n = part.split("*")
+        runs.append((val, int(n)))
+    return runs
+
+
+def check_tags(ev, mode):
+    errs = []
+    ptrs = [(a, b) for (e, a), (e2, b) in zip(ev, ev[1:]) if e == "ptr" and e2 == "shadow"]
+    if not ptrs:
+        return ["no ptr/shadow lines"]
+    for p, sh in ptrs:
+        runs = _shadow_runs(sh["shadow"])
+        n = int(sh["granules"])
+        if mode == "sw_tags":
+            if p["tag"] in ("fe", "ff"):
+                errs.append("allocation got reserved tag %s" % p["tag"])
+            if runs[0] != (p["tag"], n) and not (runs[0][0] == p["tag"] and
+                                                 runs[0][1] >= n):
+                errs.append("%s size %s: shadow %s is not tag %s for all %d granules"
+                            % (p["name"], p["size"], sh["shadow"], p["tag"], n))
+            if p["align"] != "16":
+                errs.append("object %s not 16-byte aligned" % p["addr"])
+        elif p["tag"] != "ff":
+            errs.append("generic pointer has tag %s, expected ff" % p["tag"])
+    return errs
+
+
+def check_ctor_tag(ev, mode):
+    tags = {}
+    for e, kv in ev:
+        if e == "round":
+            tags.setdefault(kv["cache"], []).append(kv["tag"])
+    ctor, plain = tags.get("kasan_lab_ctor", []), tags.get("kasan_lab_plain", [])
+    if len(ctor) < 2 or len(plain) < 2:
+        return ["missing rounds"]
+    if mode == "sw_tags":
+        errs = []
+        if len(set(ctor)) != 1:
+            errs.append("ctor cache tags changed: %s" % ctor)
+        if len(set(plain)) == 1:
+            errs.append("plain cache kept one tag: %s" % plain)
+        return errs
+    return [] if set(ctor + plain) == {"ff"} else ["generic tags not ff"]
+
+
+def check_collision(ev, mode):
+    res = {}
+    for e, kv in ev:
+        if e == "result" and "gap" in kv:
+            res[int(kv["gap"])] = kv
+        elif e == "result":
+            res["reserved"] = kv
+    if mode != "sw_tags":
+        return []
+    errs = []
+    if 0 not in res or 1 not in res:
+        return ["missing result lines"]
+    if int(res[0]["same_tag"]) != 0:
+        errs.append("gap 0: %s repeats; consecutive LCG draws alternate parity, "
+                    "so 0 expected" % res[0]["same_tag"])
+    n = int(res[1]["same_slot"])
+    lo, hi = binomial_bounds(n, 1 / 127)
+    k = int(res[1]["same_tag"])
+    if not lo <= k <= hi:
+        errs.append("gap 1: %d/%d repeats, outside [%d, %d] (binomial, p=1/127)"
+                    % (k, n, lo, hi))
+    if res.get("reserved", {}).get("reserved_tags") != "0":
+        errs.append("reserved tags 0xfe/0xff were issued")
+    for e, kv in ev:
+        if e == "hist" and kv["from"] == "f0":
+            counts = kv["counts"].split(",")
+            if counts[14:] != ["0", "0"]:
+                errs.append("histogram shows tags fe/ff: %s" % counts[14:])
+    return errs
+
+
+CHECKS = {"tags": check_tags, "ctor_tag": check_ctor_tag, "collision": check_collision}
+
+
+def check_scenario(name, lines, mode, exp):
+    """Return a list of error strings (empty = as expected)."""
+    errs = []
+    ev = events(lines, name)
+    names = [e for e, _ in ev]
+    if "begin" not in names:
+        return ["scenario did not start (no 'begin' line)"]
+    if "end" not in names:
+        errs.append("scenario did not finish (no 'end' line)")
+    m = exp.get(mode, {})
+    try:
+        reps = kreport.parse_reports("\n".join(lines), mode_hint=mode)
+    except kreport.ReportError as e:
+        return [str(e)]
+    got = ["%s %s" % (r["bug_type"], r["access"]) for r in reps]
+    want = m.get("reports", [])
+    if got != want:
+        errs.append("reports %s, expected %s" % (got or "none", want or "none"))
+    outcome = [kv.get("outcome") for e, kv in ev if e == "expect"]
+    for o in outcome:
+        if o in ("report", "missed") and (o == "report") != bool(want):
+            errs.append("module predicts %s but expected.toml lists %s" % (o, want))
+    access = [kv for e, kv in ev if e == "access"]
+    for r in reps:
+        if r["truncated"]:
+            errs.append("truncated report: %s" % r["title"])
+        if not (r["function"] or "").startswith("lab_"):
+            errs.append("report names %s, not a lab_ function" % r["function"])
+    if mode == "sw_tags":
+        # The report's tags are the ones the module saw just before the access.
+        acc_reps = [r for r in reps if r["access"] in ("read", "write")]
+        for r, a in zip(acc_reps, [a for a in access if a.get("tag") != "ff"]):
+            if (r["pointer_tag"], r["memory_tag"]) != (a["tag"], a["memtag"]):
+                errs.append("report tags %s/%s differ from the module's %s/%s" % (
+                    r["pointer_tag"], r["memory_tag"], a["tag"], a["memtag"]))
+    results = {}
+    for e, kv in ev:
+        if e in ("result", "reuse"):
+            results.update(kv)
+    for k, v in m.get("results", {}).items():
+        if results.get(k) != str(v):
+            errs.append("result %s=%s, expected %s" % (k, results.get(k), v))
+    if exp.get("check"):
+        errs += CHECKS[exp["check"]](ev, mode)
+    return errs
+
+
+def check_log(text, mode, names=None, expected=None):
+    """[(scenario, [errors])] for every scenario in expected.toml (or names)."""
+    expected = expected or load_expected()
+    segs = segments(text)
+    out = []
+    for name in names or expected:
+        if name not in segs:
+            out.append((name, ["scenario not run (no KT-SCENARIO-BEGIN %s)" % name]))
+            continue
+        out.append((name, check_scenario(name, segs[name], mode, expected[name])))
+    return out

@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""`make check`: every test of the project, one line per check.
+
+    PASS name (seconds)
+    FAIL name (seconds): why
+
+and a last line "N passed, N failed".  Boots are shared: one boot per
+variant runs the KUnit suite and every lab scenario.  Logs of every boot
+are kept under build/check/.
+"""
+
+import os
+import re
+import subprocess
+import sys
+import time
+import tomllib
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(REPO, "vm"), os.path.join(REPO, "labs")]
+import kt  # noqa: E402
+import ktap  # noqa: E402
+import scenarios  # noqa: E402
+
+OUT = os.path.join(REPO, "build", "check")
+PY = "/usr/bin/python3"
+results = []
+
+
+def record(name, ok, why="", seconds=0.0, detail=()):
+    results.append(ok)
+    line = "%s %s (%.1f s)" % ("PASS" if ok else "FAIL", name, seconds)
+    if why:
+        line += ": " + why
+    print(line, flush=True)
+    for d in detail:
+        print("    " + d, flush=True)
+
+
+def timed(fn, *a):
+    t0 = time.time()
+    try:
+        return fn(*a), time.time() - t0
+    except kt.KtError as e:
+        return e, time.time() - t0
+
+
+def check_tooling():
+    """Offline unit tests of the project's own tools (pytest)."""
+    dirs = [d for d in ("tests", "gdb-scripts/tests") if os.path.isdir(os.path.join(REPO, d))]
+    t0 = time.time()
+    p = subprocess.run([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"] + dirs,
+                       cwd=REPO, capture_output=True, text=True)
+    out = p.stdout + p.stderr
+    last = [ln for ln in out.splitlines() if re.search(r"\d+ (passed|failed|error)", ln)]
+    summary = last[-1].strip("= ") if last else "no pytest summary"
+    passed = sum(int(n) for n in re.findall(r"(\d+) passed", summary))
+    failed = sum(int(n) for n in re.findall(r"(\d+) (?:failed|error)", summary))
+    if p.returncode or failed or not passed:
+        print(out[-4000:])
+    record("tooling: pytest %s" % " ".join(dirs), p.returncode == 0 and passed > 0,
+           summary, time.time() - t0)
+
+
+def check_checkpatch():
+    t0 = time.time()
+    src, _ = kt.pristine_tree()
+    files = ["labs/module/kasan_lab.c", "vm/init/init.c"]
+    p = subprocess.run([os.path.join(src, "scripts/checkpatch.pl"), "--no-tree", "-q",
+                        "-f"] + files,
+                       cwd=REPO, capture_output=True, text=True)
+    bad = [ln for ln in p.stdout.splitlines() if ln.startswith(("ERROR", "WARNING"))]
+    record("checkpatch --no-tree: " + " ".join(files), p.returncode == 0 and not bad,
+           "; ".join(bad[:3]), time.time() - t0, p.stdout.splitlines()[:20] if bad else ())
+
+
+def check_variant(variant, mode):
+    """One boot: the KASAN KUnit suite, then every lab scenario in order."""
+    with open(os.path.join(REPO, "vm", "kunit-expected.toml"), "rb") as f:
+        exp = tomllib.load(f)[variant]
+    bdir, secs = timed(kt.build_kernel, variant)
+    if isinstance(bdir, kt.KtError):
+        record("kernel %s builds" % variant, False, str(bdir), secs)
+        return
+    record("kernel %s builds (or is reused)" % variant, True, bdir, secs)
+    names = list(scenarios.load_expected())
+    os.makedirs(OUT, exist_ok=True)
+    log = os.path.join(OUT, "%s.log" % variant)
+    b, secs = timed(kt.boot, bdir, kt.scenario_cmdline(",".join(names)), 300, log)
+    if isinstance(b, kt.KtError):
+        record("boot %s" % variant, False, str(b), secs)
+        return
+    record("boot %s reaches %s" % (variant, kt.END_MARK), b.ok,
+           "" if b.ok else "%s; log %s" % (b.status, log), secs,
+           () if b.ok else b.tail(30).splitlines())
+    ok, lines = ktap.judge(ktap.parse(b.text), exp)
+    record("KUnit %s: %s" % (variant, lines[0]), ok, "", 0, lines[1:])
+    if not b.ok:
+        return
+    for name, errs in scenarios.check_log(b.text, mode, names):
+        record("scenario %s on %s" % (name, variant), not errs, "; ".join(errs))
+
+
+def main():
+    t0 = time.time()
+    try:
+        kt.preflight()
+    except kt.KtError as e:
+        print("kasan-tags: error: %s" % e)
+        return 2
+    check_tooling()
+    check_checkpatch()
+    check_variant("swtags", "sw_tags")
+    check_variant("generic", "generic")
+    npass = sum(results)
+    print("%d passed, %d failed  (%.0f s)" % (npass, len(results) - npass, time.time() - t0))
+    return 0 if all(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

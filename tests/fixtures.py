@@ -1,0 +1,43 @@
+#!/usr/bin/python3
+"""`make fixtures`: capture the serial logs the offline tests read.
+
+Boots swtags and generic once each (KASAN KUnit suite + every lab scenario)
+through the project's one runner and stores the logs, xz-compressed, in
+gdb-scripts/tests/fixtures/.  The tests then parse real reports of this
+project's own kernels, not hand-written ones.
+"""
+
+import lzma
+import os
+import sys
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path[:0] = [os.path.join(REPO, "vm"), os.path.join(REPO, "labs")]
+import kt  # noqa: E402
+import scenarios  # noqa: E402
+
+DEST = os.path.join(REPO, "gdb-scripts", "tests", "fixtures")
+
+
+def main():
+    os.makedirs(DEST, exist_ok=True)
+    names = ",".join(scenarios.load_expected())
+    for variant in ("swtags", "generic"):
+        bdir = kt.build_kernel(variant)
+        b = kt.boot(bdir, kt.scenario_cmdline(names), 300)
+        if not b.ok:
+            print(b.tail())
+            raise kt.KtError("%s boot failed (%s)" % (variant, b.status))
+        # Drop the "# kt boot:" header line: it names this machine's paths.
+        text = b.text.split("\n", 1)[1]
+        out = os.path.join(DEST, "%s.log.xz" % variant)
+        with lzma.open(out, "wt", preset=9) as f:
+            f.write(text)
+        print("fixtures: %s (%d lines)" % (os.path.relpath(out, REPO), text.count("\n")))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except kt.KtError as e:
+        sys.exit("kasan-tags: error: %s" % e)
