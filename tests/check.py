@@ -17,7 +17,7 @@ import time
 import tomllib
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(REPO, "vm"), os.path.join(REPO, "labs")]
+sys.path[:0] = [os.path.join(REPO, d) for d in ("vm", "labs", "gdb-scripts")]
 import kt  # noqa: E402
 import ktap  # noqa: E402
 import scenarios  # noqa: E402
@@ -101,6 +101,63 @@ def check_variant(variant, mode):
         record("scenario %s on %s" % (name, variant), not errs, "; ".join(errs))
 
 
+def gdb_sections(text):
+    """{name: [lines]} of a gdb transcript split at `echo KT-GDB name` marks."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        if line.startswith("KT-GDB "):
+            cur = line[7:].strip()
+            out[cur] = []
+        elif cur:
+            out[cur].append(line)
+    return out
+
+
+def check_gdb_live():
+    """kasan-tag/-shadow/-report in a live VM agree with the report it printed."""
+    from kasan import report as kreport
+    bdir = kt.build_kernel("swtags")
+    os.makedirs(OUT, exist_ok=True)
+    log = os.path.join(OUT, "gdb-live.log")
+    t0 = time.time()
+    b, g = kt.boot_gdb(bdir, os.path.join(REPO, "gdb-scripts", "tests", "live.gdb"),
+                       "kunit.enable=0 " + kt.scenario_cmdline("uaf"), 180, log)
+    secs = time.time() - t0
+    sec = gdb_sections(g)
+    reps = kreport.parse_reports(b.text)
+    if not b.ok or "done" not in sec or len(reps) != 1:
+        record("gdb live: batch session on swtags", False, "boot %s, %d reports, "
+               "gdb sections %s; logs %s" % (b.status, len(reps), sorted(sec), log), secs,
+               g.splitlines()[-15:])
+        return
+    record("gdb live: batch session on swtags", True, "", secs)
+    r = reps[0]
+    kv = dict(ln.split(":", 1) for ln in sec["kasan-tag"] if ":" in ln)
+    got = (kv.get("pointer tag", "").strip(), kv.get("memory tag", "").split()[0])
+    record("gdb live: kasan-tag shows the report's tags %s/%s" % (
+        r["pointer_tag"], r["memory_tag"]), got == (r["pointer_tag"], r["memory_tag"])
+        and "FAILS" in kv.get("access", ""), "gdb said %s/%s" % got)
+    rows = [ln for ln in sec["kasan-shadow"] if ln.startswith((" ", ">")) and ": " in ln]
+    want = [("%s%s: %s" % (">" if x["buggy"] else " ", x["addr"], " ".join(x["bytes"])))
+            for x in r["memory_state"]]
+    record("gdb live: kasan-shadow rows equal the report's memory state",
+           rows == want, "" if rows == want else "gdb %s vs report %s" % (rows, want))
+    fn = sec["functions"][0] if sec["functions"] else ""
+    record("gdb live: $kasan_tag/$kasan_untag", fn == "tag=%s untag=ff%s" % (
+        r["pointer_tag"], r["addr"][2:]), fn)
+    title = sec["kasan-report"][0] if sec["kasan-report"] else ""
+    record("gdb live: kasan-report decodes lx-dmesg like the serial log",
+           title == r["title"], "%r vs %r" % (title, r["title"]))
+    errs = [ln for ln in sec["errors"] if ln.startswith("KT-GDB-ERROR")]
+    clean = len(errs) == 6 and "Traceback" not in g and "Python Exception" not in g
+    record("gdb live: bad input gives one-line errors", clean, "%d errors" % len(errs),
+           0, () if clean else sec["errors"])
+    esr = sec["esr"]
+    record("gdb live: kasan-esr decodes 0xf2000930 (write, 1 byte, recover)",
+           any("write of 1 byte(s); recoverable" in ln for ln in esr) and
+           any("not a KASAN brk" in ln for ln in esr), "; ".join(esr[:2]))
+
+
 def main():
     t0 = time.time()
     try:
@@ -112,6 +169,7 @@ def main():
     check_checkpatch()
     check_variant("swtags", "sw_tags")
     check_variant("generic", "generic")
+    check_gdb_live()
     npass = sum(results)
     print("%d passed, %d failed  (%.0f s)" % (npass, len(results) - npass, time.time() - t0))
     return 0 if all(results) else 1

@@ -609,53 +609,44 @@ def gdb_cmd(bdir, port, batch_files=(), extra=()):
     return cmd
 
 
-def boot_gdb(bdir, gdb_file, cmdline="", timeout=300, log_path=None, gdb_timeout=None):
-    """Boot halted under a gdb stub, run gdb-multiarch -batch -x gdb_file.
+def wait_port(port, deadline):
+    """Until QEMU's gdb stub accepts connections (it listens before running)."""
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
 
-    Returns (Boot, gdb transcript text). QEMU runs until the end marker or
-    until gdb exits (then it is killed); both have timeouts."""
+
+def boot_gdb(bdir, gdb_file, cmdline="", timeout=300, log_path=None):
+    """Boot halted under a gdb stub and run `gdb-multiarch -batch -x gdb_file`.
+
+    Returns (Boot, gdb transcript).  When gdb ends it detaches and the VM
+    runs on to the end marker; both have the same timeout and both are
+    killed by PID whatever happens."""
+    import threading
     port = free_port()
     log_path = log_path or os.path.join(bdir, "kt", "gdb-boot.log")
-    state = {}
+    out = {"text": b""}
 
-    def start_gdb(_qemu):
-        state["gdb"] = spawn(gdb_cmd(bdir, port, [gdb_file]), stdin=subprocess.DEVNULL,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    import threading
-    out = {}
-
-    def collect():
-        time.sleep(0.3)  # QEMU opens its gdb socket before running anything
-        start_gdb(None)
+    def run_gdb():
+        if not wait_port(port, time.time() + 20):
+            out["text"] = b"kt: QEMU's gdb stub never listened\n"
+            return
+        g = spawn(gdb_cmd(bdir, port, [gdb_file]), stdin=subprocess.DEVNULL,
+                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         try:
-            out["text"] = state["gdb"].communicate(timeout=gdb_timeout or timeout)[0]
+            out["text"] = g.communicate(timeout=timeout)[0]
         except subprocess.TimeoutExpired:
-            reap(state["gdb"])
-            out["text"] = (state["gdb"].stdout.read() if state["gdb"].stdout else b"")
-            out["timeout"] = True
-        out["done"] = True
-    th = threading.Thread(target=collect, daemon=True)
-    qstate = {}
-
-    def on_start(q):
-        qstate["q"] = q
-        th.start()
-
-    # gdb finishing ends the boot: a watcher kills QEMU when gdb is done.
-    def watcher():
-        while not out.get("done"):
-            time.sleep(0.2)
-        time.sleep(1.0)
-        q = qstate.get("q")
-        if q is not None:
-            reap(q)
-    threading.Thread(target=watcher, daemon=True).start()
+            reap(g)
+            out["text"] = b"kt: gdb timed out after %ds\n" % timeout
+    th = threading.Thread(target=run_gdb, daemon=True)
     b = boot(bdir, cmdline, timeout=timeout, log_path=log_path, gdb_port=port,
-             on_start=on_start)
-    th.join(10)
-    text = (out.get("text") or b"").decode(errors="replace")
-    if out.get("timeout"):
-        text += "\nkt: gdb timed out after %ds\n" % (gdb_timeout or timeout)
+             on_start=lambda q: th.start())
+    th.join(timeout)
+    text = out["text"].decode(errors="replace")
     with open(os.path.splitext(log_path)[0] + ".gdb.txt", "w") as f:
         f.write(text)
     return b, text
@@ -663,7 +654,7 @@ def boot_gdb(bdir, gdb_file, cmdline="", timeout=300, log_path=None, gdb_timeout
 
 def interactive(cmd):
     """Run QEMU or gdb on the terminal; Ctrl-C goes to the child."""
-    p = spawn(cmd, start_new_session=False) if False else subprocess.Popen(cmd)
+    p = subprocess.Popen(cmd)
     _children.append(p)
     while True:
         try:

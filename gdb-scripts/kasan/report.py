@@ -11,7 +11,10 @@ describe_object_addr, print_memory_metadata) and report_sw_tags.c
 
 import re
 
-PREFIX = re.compile(r"^(?:<\d>)?(?:\[\s*\d+\.\d+\])?\s?(?:\[\s*[TC]\d+\])?\s?")
+# printk prefixes: log level, timestamp, caller id -- each followed by one
+# space, which belongs to the prefix (the memory-state rows start with their
+# own ' ' or '>' mark).
+PREFIX = re.compile(r"^(?:<\d>)?(?:\[\s*\d+\.\d+\] ?)?(?:\[\s*[TC]\d+\] ?)?")
 SEP = re.compile(r"^={40,}$")
 BUG = re.compile(r"BUG: KASAN: (?P<type>[\w-]+)(?: in (?P<loc>\S+)(?: \[(?P<mod>[\w-]+)\])?)?")
 ACCESS = re.compile(r"^(?P<rw>Read|Write)(?: of size (?P<size>\d+))? at addr "

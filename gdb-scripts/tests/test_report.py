@@ -109,3 +109,9 @@ def test_mutations_never_crash(swtags_log):
         for r in reps:
             assert set(report.FIELDS) <= set(r)
             report.summary(r)
+
+
+def test_memory_state_has_five_rows(swtags_log):
+    r = report.parse_reports(swtags_log)[0]
+    assert len(r["memory_state"]) == 5
+    assert [x["buggy"] for x in r["memory_state"]] == [False, False, True, False, False]

@@ -1,0 +1,253 @@
+"""gdb commands for KASAN tags, shadow memory, the brk ESR and reports.
+
+Loaded by gdb-scripts/kasan.py next to the kernel's own vmlinux-gdb.py
+(lx-* commands).  One gdb.Command or gdb.Function per concept, in the style
+of the tree's scripts/gdb/linux/*.py; the arithmetic lives in tags.py and
+report.py, which need no gdb.
+"""
+
+import os
+
+import gdb
+
+from kasan import report, tags
+
+
+def _kernel_dir():
+    prog = gdb.current_progspace().filename
+    if not prog:
+        raise tags.KasanError("no vmlinux loaded (start gdb with the kernel's vmlinux)")
+    return os.path.dirname(os.path.realpath(prog))
+
+
+def kasan_params():
+    """Mode and shadow offset of the kernel being debugged, from its .config."""
+    path = os.path.join(_kernel_dir(), ".config")
+    try:
+        with open(path) as f:
+            cfg = tags.parse_config(f.read())
+    except OSError:
+        raise tags.KasanError("cannot read %s (the build dir of this vmlinux)" % path)
+    return tags.params_from_config(cfg)
+
+
+def esr_constants():
+    """KASAN_BRK_* and KASAN_ESR_* as the kernel tree defines them."""
+    src = os.path.join(_kernel_dir(), "source")
+    consts = {}
+    for rel, names in (("arch/arm64/include/asm/brk-imm.h", ("KASAN_BRK_IMM", "KASAN_BRK_MASK")),
+                       ("arch/arm64/kernel/traps.c", ("KASAN_ESR_RECOVER", "KASAN_ESR_WRITE",
+                                                      "KASAN_ESR_SIZE_MASK"))):
+        try:
+            with open(os.path.join(src, rel)) as f:
+                consts.update(tags.parse_defines(f.read(), names))
+        except OSError:
+            pass
+    missing = set(tags.ESR_CONSTANTS_6_1) - set(consts)
+    if missing:
+        raise tags.KasanError("cannot find %s in the kernel source (%s)"
+                              % (", ".join(sorted(missing)), src))
+    return consts
+
+
+def value_to_int(arg, what):
+    if not arg.strip():
+        raise tags.KasanError("usage: %s EXPR (a pointer or address)" % what)
+    try:
+        v = gdb.parse_and_eval(arg)
+    except gdb.error as e:
+        raise tags.KasanError(str(e))
+    code = v.type.strip_typedefs().code
+    if code not in (gdb.TYPE_CODE_PTR, gdb.TYPE_CODE_INT, gdb.TYPE_CODE_ARRAY):
+        raise tags.KasanError("%s is not a pointer or an address (type %s)" % (arg, v.type))
+    if code == gdb.TYPE_CODE_ARRAY:
+        v = v.address
+    return tags.to_u64(int(v.cast(gdb.lookup_type("unsigned long"))))
+
+
+def read_bytes(addr, n):
+    try:
+        return bytes(gdb.selected_inferior().read_memory(addr, n))
+    except gdb.MemoryError:
+        raise tags.KasanError("cannot read %d byte(s) at 0x%x: not mapped" % (n, addr))
+
+
+def check_kernel_address(addr):
+    if not tags.is_kernel_address(addr):
+        raise tags.KasanError("0x%016x is not a kernel address (bits 55..48 must be ones)"
+                              % addr)
+
+
+class KasanCommand(gdb.Command):
+    """Base: turn expected errors into one-line gdb errors, no traceback."""
+
+    def invoke(self, arg, from_tty):
+        try:
+            self.run(arg)
+        except (tags.KasanError, report.ReportError, gdb.error) as e:
+            raise gdb.GdbError("%s: %s" % (self.name, e))
+
+
+class KasanTag(KasanCommand):
+    """Show a pointer's tag next to its memory's tag: kasan-tag EXPR
+
+In software tag-based mode the top byte of a kernel pointer is its tag and
+the shadow byte of each 16-byte granule is the memory tag.  An access is
+allowed when the two are equal or the pointer tag is 0xff (match-all).
+This prints the pointer tag, the untagged address (kasan_reset_tag), the
+shadow address (kasan_mem_to_shadow), the memory tag there, and the
+verdict the compiler's check would reach.  In a generic-KASAN kernel it
+decodes the 8-byte granule's shadow value instead."""
+
+    name = "kasan-tag"
+
+    def __init__(self):
+        super().__init__(self.name, gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+
+    def run(self, arg):
+        addr = value_to_int(arg, self.name)
+        check_kernel_address(addr)
+        p = kasan_params()
+        shadow = tags.mem_to_shadow(addr, p)
+        mem = read_bytes(shadow, 1)[0]
+        out = ["pointer:     0x%016x" % addr, "mode:        %s" % p.mode]
+        if p.mode == "sw_tags":
+            pt = tags.tag_of(addr)
+            ok = tags.access_passes(pt, mem)
+            out += ["pointer tag: %02x" % pt,
+                    "untagged:    0x%016x" % tags.untag(addr),
+                    "granule:     0x%016x (16 bytes)" % (tags.untag(addr) & ~15 & tags.MASK64),
+                    "shadow:      0x%016x" % shadow,
+                    "memory tag:  %02x  %s" % (mem, tags.describe_tag(mem)),
+                    "access:      %s" % ("passes (pointer tag 0xff matches all)" if pt == 0xFF
+                                         else "passes (tags equal)" if ok else
+                                         "FAILS: tag mismatch %02x != %02x -> KASAN report"
+                                         % (pt, mem))]
+        else:
+            off = addr & 7
+            ok = mem == 0 or (mem < 8 and off < mem)
+            out += ["granule:     0x%016x (8 bytes), offset %d" % (addr & ~7 & tags.MASK64, off),
+                    "shadow:      0x%016x" % shadow,
+                    "shadow byte: %02x  %s" % (mem, tags.describe_generic(mem, off)),
+                    "access:      %s" % ("passes" if ok else "FAILS -> KASAN report")]
+        gdb.write("\n".join(out) + "\n")
+
+
+class KasanShadow(KasanCommand):
+    """Dump shadow memory like a KASAN report: kasan-shadow ADDR [LEN]
+
+Prints one row per 16 granules (256 bytes of memory in tag-based mode, 128
+in generic mode), from two rows before ADDR to LEN bytes after it
+(default: one row), marking the row of ADDR with '>' and a caret, exactly
+like "Memory state around the buggy address".  In tag-based mode each byte
+is a memory tag: fe = freed or redzone, ff = match-all (untagged memory)."""
+
+    name = "kasan-shadow"
+
+    def __init__(self):
+        super().__init__(self.name, gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+
+    def run(self, arg):
+        argv = gdb.string_to_argv(arg)
+        if not argv or len(argv) > 2:
+            raise tags.KasanError("usage: kasan-shadow ADDR [LEN]")
+        addr = value_to_int(argv[0], self.name)
+        check_kernel_address(addr)
+        length = value_to_int(argv[1], self.name) if len(argv) == 2 else 1
+        if length > 1 << 20:
+            raise tags.KasanError("LEN %d is more than 1 MiB of memory" % length)
+        p = kasan_params()
+        start = tags.row_start(addr, p)
+        span = 16 * p.granule
+        base = tags.untag(addr) if p.mode == "sw_tags" else addr
+        end = ((base + max(length, 1) + 2 * span + span - 1) // span) * span
+        n = (end - start) // p.granule
+        data = read_bytes(tags.mem_to_shadow(start, p), n)
+        gdb.write("\n".join(tags.shadow_rows(addr, list(data), start, p)) + "\n")
+        if p.mode == "sw_tags":
+            gdb.write("(each byte: the tag of 16 bytes; fe = freed/redzone, "
+                      "ff = match-all)\n")
+        else:
+            gdb.write("(each byte: 8 bytes; 00 = accessible, 01-07 = that many "
+                      "accessible, f*/fc/fb = poisoned)\n")
+
+
+class KasanEsr(KasanCommand):
+    """Decode the ESR of a KASAN brk: kasan-esr [ESR]
+
+With inline instrumentation (and hwasan-inline-all-checks=1) clang emits
+`brk #0x9xx` after a failed tag check.  The immediate encodes the access:
+0x900 KASAN_BRK_IMM | 0x20 recoverable | 0x10 write | log2(size) in the low
+4 bits.  The constants are read from the kernel tree (brk-imm.h, traps.c).
+Without an argument, the `esr` variable of the current frame is used (as
+in kasan_handler(regs, esr))."""
+
+    name = "kasan-esr"
+
+    def __init__(self):
+        super().__init__(self.name, gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+
+    def run(self, arg):
+        c = esr_constants()
+        if arg.strip():
+            esr = value_to_int(arg, self.name)
+        else:
+            try:
+                esr = tags.to_u64(int(gdb.parse_and_eval("esr")))
+            except gdb.error:
+                raise tags.KasanError("no `esr` in this frame; give ESR or break in "
+                                      "kasan_handler")
+        d = tags.decode_esr(esr, c)
+        gdb.write("\n".join(tags.format_esr(d, c)) + "\n")
+
+
+class KasanReport(KasanCommand):
+    """Decode the last KASAN report in the kernel log: kasan-report [all]
+
+Reads the log buffer with the kernel's own lx-dmesg and decodes the last
+report (or every report with `all`): bug type, access, address, pointer
+and memory tag, object, cache and offset, who allocated and freed it."""
+
+    name = "kasan-report"
+
+    def __init__(self):
+        super().__init__(self.name, gdb.COMMAND_DATA)
+
+    def run(self, arg):
+        try:
+            text = gdb.execute("lx-dmesg", to_string=True)
+        except gdb.error as e:
+            raise tags.KasanError("lx-dmesg failed (is vmlinux-gdb.py loaded?): %s" % e)
+        reps = report.parse_reports(text)
+        if not reps:
+            raise tags.KasanError("no KASAN report in the kernel log")
+        for r in reps if arg.strip() == "all" else reps[-1:]:
+            gdb.write(report.summary(r) + "\n")
+
+
+class KasanTagFunc(gdb.Function):
+    """$kasan_tag(PTR): the tag in the top byte of a kernel pointer."""
+
+    def __init__(self):
+        super().__init__("kasan_tag")
+
+    def invoke(self, ptr):
+        return gdb.Value(tags.tag_of(int(ptr)))
+
+
+class KasanUntagFunc(gdb.Function):
+    """$kasan_untag(PTR): PTR with the native 0xff top byte (kasan_reset_tag)."""
+
+    def __init__(self):
+        super().__init__("kasan_untag")
+
+    def invoke(self, ptr):
+        return gdb.Value(tags.untag(int(ptr))).cast(ptr.type)
+
+
+KasanTag()
+KasanShadow()
+KasanEsr()
+KasanReport()
+KasanTagFunc()
+KasanUntagFunc()

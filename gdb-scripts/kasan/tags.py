@@ -1,0 +1,215 @@
+"""Pure helpers for KASAN tags, shadow memory and the KASAN brk ESR.
+
+No gdb needed: every function takes numbers (or text) and returns numbers
+or strings, so they are tested offline (gdb-scripts/tests/test_tags.py).
+
+arm64 software tag-based KASAN in one paragraph: with Top Byte Ignore
+(TCR_EL1.TBI1) the MMU ignores bits 63..56 of a kernel address, so the
+allocator stores a random tag there and writes the same tag into the
+shadow byte of every 16-byte granule of the object (shadow address =
+(untagged address >> 4) + KASAN_SHADOW_OFFSET).  An access passes when the
+pointer tag equals the memory tag, or when the pointer tag is 0xff
+(KASAN_TAG_KERNEL, "match all").  0xfe (KASAN_TAG_INVALID) marks freed
+memory and redzones.
+"""
+
+import re
+
+MASK64 = (1 << 64) - 1
+TAG_SHIFT = 56
+TAG_KERNEL = 0xFF
+TAG_INVALID = 0xFE
+TAG_MAX = 0xFD
+
+# Generic KASAN shadow values (mm/kasan/kasan.h, CONFIG_KASAN_GENERIC)
+GENERIC_POISON = {
+    0xFF: "freed page", 0xFE: "kmalloc_large redzone", 0xFC: "slab redzone",
+    0xFB: "freed slab object", 0xFA: "freed object (free track)",
+    0xF9: "global redzone", 0xF8: "vmalloc invalid", 0xF1: "stack left",
+    0xF2: "stack mid", 0xF3: "stack right", 0xF4: "stack partial",
+    0xCA: "alloca left", 0xCB: "alloca right",
+}
+
+ESR_EC_SHIFT = 26
+ESR_EC_BRK64 = 0x3C
+ESR_ISS_MASK = (1 << 25) - 1
+BRK_COMMENT_MASK = 0xFFFF
+
+
+class KasanError(Exception):
+    """A bad argument or state; printed as one line by the gdb commands."""
+
+
+class Params:
+    """What a kernel's KASAN looks like: mode, shadow offset, scale."""
+
+    def __init__(self, mode, offset, shift=None):
+        if mode not in ("sw_tags", "generic"):
+            raise KasanError("not a KASAN kernel (mode %r)" % mode)
+        self.mode, self.offset = mode, offset & MASK64
+        self.shift = shift if shift is not None else (4 if mode == "sw_tags" else 3)
+
+    @property
+    def granule(self):
+        return 1 << self.shift
+
+
+def to_u64(v):
+    return int(v) & MASK64
+
+
+def tag_of(addr):
+    return (to_u64(addr) >> TAG_SHIFT) & 0xFF
+
+
+def set_tag(addr, tag):
+    return (to_u64(addr) & ~(0xFF << TAG_SHIFT) & MASK64) | ((tag & 0xFF) << TAG_SHIFT)
+
+
+def untag(addr):
+    """kasan_reset_tag(): a kernel address with the native 0xff top byte.
+
+    Kernel addresses are "sign-extended" (bits 63..48 all ones); a tag
+    replaces bits 63..56, so resetting means writing 0xff back there."""
+    return set_tag(addr, TAG_KERNEL)
+
+
+def is_kernel_address(addr):
+    """Bits 55..48 are all ones for a (tagged or not) kernel address."""
+    return (to_u64(addr) >> 48) & 0xFF == 0xFF
+
+
+def mem_to_shadow(addr, p):
+    """kasan_mem_to_shadow() of include/linux/kasan.h, on the untagged address."""
+    a = untag(addr) if p.mode == "sw_tags" else to_u64(addr)
+    return ((a >> p.shift) + p.offset) & MASK64
+
+
+def access_passes(ptr_tag, mem_tag):
+    """The sw-tags check (kasan_check_range / __hwasan_check_*)."""
+    return ptr_tag == TAG_KERNEL or ptr_tag == mem_tag
+
+
+def describe_tag(t):
+    if t == TAG_KERNEL:
+        return "0xff KASAN_TAG_KERNEL (match-all)"
+    if t == TAG_INVALID:
+        return "0xfe KASAN_TAG_INVALID (freed or redzone)"
+    return "0x%02x" % t
+
+
+def describe_generic(v, offset_in_granule=0):
+    """What one generic shadow byte says about its 8-byte granule."""
+    if v == 0:
+        return "all 8 bytes accessible"
+    if 1 <= v <= 7:
+        return "first %d bytes accessible%s" % (
+            v, "" if offset_in_granule < v else " (this byte is not)")
+    return "poisoned: %s (0x%02x)" % (GENERIC_POISON.get(v, "unknown"), v)
+
+
+def shadow_rows(addr, shadow_bytes, start, p, per_row=16):
+    """Format shadow like the report's "Memory state around the buggy address".
+
+    start: memory address (untagged) of the granule shadow_bytes[0]
+    describes; the row that contains addr is marked '>' and followed by a
+    caret under its byte.  Returns a list of lines."""
+    lines, target = [], untag(addr) if p.mode == "sw_tags" else to_u64(addr)
+    span = per_row * p.granule
+    for i in range(0, len(shadow_bytes), per_row):
+        row = shadow_bytes[i:i + per_row]
+        row_addr = start + i * p.granule
+        hit = row_addr <= target < row_addr + span
+        lines.append("%s%016x: %s" % (">" if hit else " ", row_addr,
+                                      " ".join("%02x" % b for b in row)))
+        if hit:
+            col = (target - row_addr) // p.granule
+            lines.append(" " * (1 + 16 + 2 + 3 * col) + "^")
+    return lines
+
+
+def row_start(addr, p, per_row=16, rows_before=2):
+    """First granule shown: the row boundary rows_before rows above addr."""
+    span = per_row * p.granule
+    a = untag(addr) if p.mode == "sw_tags" else to_u64(addr)
+    return ((a // span) - rows_before) * span
+
+
+def parse_config(text):
+    """{CONFIG_X: value} of a kernel .config."""
+    out = {}
+    for line in text.splitlines():
+        m = re.match(r"(CONFIG_\w+)=(.*)", line)
+        if m:
+            out[m.group(1)] = m.group(2).strip('"')
+    return out
+
+
+def params_from_config(cfg):
+    if cfg.get("CONFIG_KASAN_SW_TAGS") == "y":
+        mode = "sw_tags"
+    elif cfg.get("CONFIG_KASAN_GENERIC") == "y":
+        mode = "generic"
+    else:
+        raise KasanError("not a KASAN kernel: CONFIG_KASAN_SW_TAGS and "
+                         "CONFIG_KASAN_GENERIC are both off")
+    try:
+        off = int(cfg["CONFIG_KASAN_SHADOW_OFFSET"], 16)
+    except (KeyError, ValueError):
+        raise KasanError("no CONFIG_KASAN_SHADOW_OFFSET in the kernel config")
+    return Params(mode, off)
+
+
+def parse_defines(text, names):
+    """Numeric #defines from a header, e.g. KASAN_BRK_IMM from brk-imm.h."""
+    out = {}
+    for name in names:
+        m = re.search(r"^#define\s+%s\s+(0x[0-9a-fA-F]+|\d+)\b" % name, text, re.M)
+        if m:
+            out[name] = int(m.group(1), 0)
+    return out
+
+
+# The values 6.1 defines (brk-imm.h, traps.c): used only to check that what
+# was read from the tree is sane, and in offline tests.
+ESR_CONSTANTS_6_1 = {"KASAN_BRK_IMM": 0x900, "KASAN_BRK_MASK": 0x0FF,
+                     "KASAN_ESR_RECOVER": 0x20, "KASAN_ESR_WRITE": 0x10,
+                     "KASAN_ESR_SIZE_MASK": 0x0F}
+
+
+def decode_esr(esr, c):
+    """Decode the ESR_EL1 of a brk; c holds the KASAN_* constants.
+
+    Returns a dict: ec, il, imm, is_brk, is_kasan, recover, write, size."""
+    esr = to_u64(esr)
+    if esr >> 32:
+        raise KasanError("ESR 0x%x does not fit in 32 bits" % esr)
+    ec = (esr >> ESR_EC_SHIFT) & 0x3F
+    imm = esr & ESR_ISS_MASK & BRK_COMMENT_MASK
+    d = {"esr": esr, "ec": ec, "il": (esr >> 25) & 1, "imm": imm,
+         "is_brk": ec == ESR_EC_BRK64}
+    d["is_kasan"] = d["is_brk"] and (imm & ~c["KASAN_BRK_MASK"]) == c["KASAN_BRK_IMM"]
+    d["recover"] = bool(imm & c["KASAN_ESR_RECOVER"])
+    d["write"] = bool(imm & c["KASAN_ESR_WRITE"])
+    d["size"] = 1 << (imm & c["KASAN_ESR_SIZE_MASK"])
+    return d
+
+
+def format_esr(d, c):
+    lines = ["ESR 0x%08x: EC 0x%02x (%s), IL %d, immediate 0x%03x" % (
+        d["esr"], d["ec"], "BRK64, a brk instruction" if d["is_brk"] else "not a brk",
+        d["il"], d["imm"])]
+    if not d["is_kasan"]:
+        lines.append("not a KASAN brk (KASAN uses brk #0x%x..#0x%x)" % (
+            c["KASAN_BRK_IMM"], c["KASAN_BRK_IMM"] | c["KASAN_BRK_MASK"]))
+        return lines
+    lines.append("KASAN brk: 0x%03x = KASAN_BRK_IMM 0x%03x | %s%s size log2 %d" % (
+        d["imm"], c["KASAN_BRK_IMM"],
+        "RECOVER 0x%02x | " % c["KASAN_ESR_RECOVER"] if d["recover"] else "",
+        "WRITE 0x%02x |" % c["KASAN_ESR_WRITE"] if d["write"] else "(read)",
+        d["imm"] & c["KASAN_ESR_SIZE_MASK"]))
+    lines.append("%s of %d byte(s); %s" % (
+        "write" if d["write"] else "read", d["size"],
+        "recoverable: kasan_handler reports, then pc += 4 and the kernel goes on"
+        if d["recover"] else "not recoverable: kasan_handler reports and calls die()"))
+    return lines
