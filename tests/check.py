@@ -158,6 +158,23 @@ def check_gdb_live():
            any("not a KASAN brk" in ln for ln in esr), "; ".join(esr[:2]))
 
 
+def check_shell():
+    """`make shell`: a busybox prompt in the tagged kernel, then back out."""
+    bdir = kt.build_kernel("swtags")
+    t0 = time.time()
+    try:
+        initrd = kt.build_initramfs(bdir, "shell", shell=True)
+    except kt.KtError as e:
+        record("shell: busybox prompt in the swtags kernel", False, str(e), time.time() - t0)
+        return
+    log = os.path.join(OUT, "shell.log")
+    b = kt.boot(bdir, "kunit.enable=0 kt_shell=1", 120, log, initrd=initrd,
+                shell_input="head -1 /proc/meminfo; echo KT-SHELL-$((6*7))\nexit\n")
+    ok = b.ok and "MemTotal:" in b.text and "KT-SHELL-42" in b.text
+    record("shell: prompt, /proc/meminfo, exit powers off", ok, "" if ok else
+           "%s; log %s" % (b.status, log), time.time() - t0, () if ok else b.tail(15).splitlines())
+
+
 def main():
     t0 = time.time()
     try:
@@ -170,6 +187,7 @@ def main():
     check_variant("swtags", "sw_tags")
     check_variant("generic", "generic")
     check_gdb_live()
+    check_shell()
     npass = sum(results)
     print("%d passed, %d failed  (%.0f s)" % (npass, len(results) - npass, time.time() - t0))
     return 0 if all(results) else 1

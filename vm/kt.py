@@ -544,19 +544,20 @@ class Boot:
 
 
 def boot(bdir, cmdline="", timeout=300, log_path=None, echo=False, initrd=None,
-         gdb_port=None, on_start=None):
+         gdb_port=None, on_start=None, shell_input=None):
     """Boot a kernel non-interactively; return a Boot.
 
     status: ok (reached END_MARK, QEMU exited), panic, timeout, or exit
-    (QEMU ended without the end marker)."""
+    (QEMU ended without the end marker).  shell_input is typed on the
+    serial console once a busybox prompt appears (tests of `make shell`)."""
     initrd = initrd or build_initramfs(bdir)
     full = (BASE_CMDLINE + " " + cmdline).strip()
     log_path = log_path or os.path.join(bdir, "kt", "boot.log")
     os.makedirs(os.path.dirname(log_path), exist_ok=True)
     cmd = qemu_cmd(bdir, initrd, full, gdb_port=gdb_port)
     t0 = time.time()
-    p = spawn(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-              stderr=subprocess.STDOUT)
+    p = spawn(cmd, stdin=subprocess.PIPE if shell_input else subprocess.DEVNULL,
+              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if on_start:
         on_start(p)
     buf, status = bytearray(), None
@@ -580,6 +581,10 @@ def boot(bdir, cmdline="", timeout=300, log_path=None, echo=False, initrd=None,
             if echo:
                 sys.stdout.write(chunk.decode(errors="replace"))
                 sys.stdout.flush()
+            if shell_input and b"/ # " in buf:
+                p.stdin.write(shell_input.encode())
+                p.stdin.close()
+                shell_input = None
     sel.close()
     reap(p)
     text = buf.decode(errors="replace").replace("\r\n", "\n")
