@@ -1,0 +1,412 @@
+#!/usr/bin/python3
+"""Generate the site's computed pages into build/gen/ (then Sphinx runs).
+
+Everything here is derived at build time from the repository's data and
+the installed kernel tree -- nothing is retyped:
+  series/        one page per v9 patch (verbatim diffs, or, for the 11
+                 patches the project lacks, the cover letter's words and the
+                 6.1 code that descends from them)
+  lineage.rst    how much of each seed patch survives in 6.1
+  kasan/         kasan.rst as patch 19 leaves it, the 6.1 one, a comparison
+  transcripts/   the captured lab outputs as includable snippets
+"""
+
+import difflib
+import html
+import os
+import re
+import sys
+import tomllib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path[:0] = [HERE, os.path.join(REPO, "vm")]
+import patchlib  # noqa: E402
+
+V9 = os.path.join(REPO, "patches", "v9")
+GEN = os.path.join(REPO, "build", "gen")
+TRANSCRIPTS = os.path.join(REPO, "build", "transcripts")
+
+
+def write(rel, text):
+    path = os.path.join(GEN, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    old = open(path).read() if os.path.exists(path) else None
+    if old != text:  # keep mtimes, so Sphinx rebuilds only what changed
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def heading(text, ch="="):
+    return "%s\n%s\n\n" % (text, ch * max(len(text), 3))
+
+
+def indent(lines, n=3):
+    pad = " " * n
+    return "\n".join(pad + ln if ln.strip() else "" for ln in lines) + "\n"
+
+
+def code(lines, lang="text"):
+    return ".. code-block:: %s\n\n%s\n" % (lang, indent(lines))
+
+
+def read_series():
+    rows = []
+    for line in open(os.path.join(V9, "series")):
+        if line.startswith("#") or not line.strip():
+            continue
+        left, _, subject = line.partition(" | ")
+        num, fname, sha, seed = left.split()
+        rows.append({"num": int(num), "file": None if fname == "-" else fname,
+                     "sha": sha, "seed": seed, "subject": subject.strip()})
+    return rows
+
+
+def note(num):
+    path = os.path.join(V9, "notes", "%02d.rst" % num)
+    return path if os.path.exists(path) else None
+
+
+# --------------------------------------------------------------- 6.1 tree
+
+def tree():
+    import kt
+    src, _ = kt.pristine_tree()
+    return src
+
+
+def tree_version(src):
+    mk = open(os.path.join(src, "Makefile")).read()
+    v = [re.search(r"^%s = (\S*)" % k, mk, re.M).group(1)
+         for k in ("VERSION", "PATCHLEVEL", "SUBLEVEL")]
+    return ".".join(v)
+
+
+def excerpt(src, spec):
+    """(first line number, lines) of a 6.1 file, per missing.toml."""
+    path = os.path.join(src, spec["file"])
+    lines = open(path, errors="replace").read().splitlines()
+    for i, ln in enumerate(lines):
+        if spec["start"] in ln:
+            break
+    else:
+        raise SystemExit("gensite: %s has no line containing %r (6.1 moved it? update "
+                         "patches/v9/missing.toml)" % (spec["file"], spec["start"]))
+    if "lines" in spec:
+        return i + 1, lines[i:i + spec["lines"]]
+    for j in range(i + 1, min(len(lines), i + 400)):
+        if lines[j].startswith(spec["end"]):
+            return i + 1, lines[i:j + 1]
+    return i + 1, lines[i:i + 40]
+
+
+def cover_items(cover, patterns):
+    """Paragraphs and changelog items of the cover letter matching any pattern,
+    each with the changelog version it belongs to."""
+    items, version = [], "cover letter"
+    blocks = re.split(r"\n(?=- |\d+\. |\n)", cover)
+    for b in blocks:
+        m = re.search(r"Changes in (v\d+|RFC v\d+):", b)
+        if m:
+            version = m.group(1)
+        text = b.strip("\n")
+        if not text or text.startswith("Andrey Konovalov (20)"):
+            continue
+        if any(re.search(p, text) for p in patterns):
+            # drop a "Changes in vN:" heading glued to the item
+            text = re.sub(r"^.*Changes in [^\n]*:\n", "", text, flags=re.S).strip()
+            if text and len(text) < 1500:
+                items.append((version, text))
+    return items
+
+
+# --------------------------------------------------------------- pages
+
+def page_seed(row, p, labs):
+    n = row["num"]
+    out = [".. _patch-%02d:\n\n" % n, heading("%02d/20 %s" % (n, p.subject))]
+    out.append(":Position: %d of 20\n:Author: %s\n:Date: %s\n:Source: ``patches/v9/%s`` "
+               "(byte-identical to the seed ``%s``, sha256 ``%s``)\n\n" % (
+                   n, p.headers.get("From", "?"), p.headers.get("Date", "?"), row["file"],
+                   row["seed"], row["sha"][:16]))
+    out.append(".. raw:: html\n\n   <p class=\"kt-verbatim\">Verbatim v9 text.</p>\n\n")
+    out.append(heading("Commit message", "-") + code(p.message.splitlines()))
+    out.append(heading("Diffstat", "-") + code(p.diffstat.splitlines()))
+    if note(n):
+        out.append(heading("What it changes and why", "-"))
+        out.append(".. include:: /patches/v9/notes/%02d.rst\n\n" % n)
+    if labs:
+        out.append(heading("Seen live in", "-"))
+        out.append("".join("* :doc:`%s`\n" % d for d in labs) + "\n")
+    out.append(heading("The diff", "-"))
+    out.append("Files: " + ", ".join(":ref:`%s <p%02d-f%d>`" % (f.path, n, i)
+                                      for i, f in enumerate(p.files, 1)) + "\n\n")
+    for i, f in enumerate(p.files, 1):
+        out.append(".. _p%02d-f%d:\n\n" % (n, i))
+        what = " (new file)" if f.created else " (deleted)" if f.deleted else ""
+        out.append(heading("%s%s" % (f.path, what), "~"))
+        out.append(code(f.header, "diff"))
+        for j, h in enumerate(f.hunks, 1):
+            out.append(".. _p%02d-f%d-h%d:\n\n.. rubric:: hunk %d: %s\n\n" % (
+                n, i, j, j, h.header.replace("\\", "\\\\").replace("*", "\\*")
+                .replace("`", "\\`").replace("|", "\\|")))
+            out.append(code([h.header] + h.lines, "diff"))
+    if p.trailer:
+        out.append(heading("Trailer", "~") + code(p.trailer.splitlines()))
+    return "".join(out)
+
+
+def page_missing(row, spec, cover, src, ver, labs):
+    n = row["num"]
+    out = [".. _patch-%02d:\n\n" % n, heading("%02d/20 %s" % (n, row["subject"]))]
+    out.append(":Position: %d of 20\n:Subject: from the cover letter's shortlog\n\n" % n)
+    out.append(".. raw:: html\n\n   <p class=\"kt-missing\">The text of this patch is not "
+               "among the project's sources. Nothing below is the v9 patch.</p>\n\n")
+    if note(n):
+        out.append(heading("What it did", "-"))
+        out.append(".. include:: /patches/v9/notes/%02d.rst\n\n" % n)
+    out.append(heading("What the cover letter says", "-"))
+    items = cover_items(cover, spec.get("cover", []))
+    if items:
+        for version, text in items:
+            out.append("From *%s*:\n\n%s\n" % (version, code(text.splitlines())))
+    else:
+        out.append("The cover letter says nothing about it beyond the subject.\n\n")
+    out.append(heading("6.1 descendant, not the v9 text", "-"))
+    out.append("The code below is extracted at build time from the installed Linux "
+               "%s tree. It descends from this patch after six years of kernel "
+               "development; it is **not** what v9 contained.\n\n" % ver)
+    for d in spec.get("descendants", []):
+        start, lines = excerpt(src, d)
+        lang = "make" if d["file"].endswith("Makefile") else "c"
+        out.append(".. rubric:: ``%s:%d``\n\n" % (d["file"], start))
+        out.append(".. code-block:: %s\n   :lineno-start: %d\n\n%s\n" % (
+            lang, start, indent(lines)))
+    if labs:
+        out.append(heading("Seen live in", "-"))
+        out.append("".join("* :doc:`%s`\n" % d for d in labs) + "\n")
+    return "".join(out)
+
+
+def labs_index():
+    """{patch number: [lab docnames]} from each lab's `.. kt-patches:` comment."""
+    out = {}
+    labs = os.path.join(REPO, "labs")
+    for d in sorted(os.listdir(labs)):
+        idx = os.path.join(labs, d, "index.rst")
+        if not os.path.exists(idx):
+            continue
+        m = re.search(r"^\.\. kt-patches: ([\d ,]+)$", open(idx).read(), re.M)
+        for n in re.findall(r"\d+", m.group(1)) if m else []:
+            out.setdefault(int(n), []).append("/labs/%s/index" % d)
+    return out
+
+
+def renames():
+    with open(os.path.join(V9, "lineage.toml"), "rb") as f:
+        return tomllib.load(f)["renames"]
+
+
+def lineage_rows(patches, src):
+    ren = renames()
+    rows = []
+    for row, p in patches:
+        for i, f in enumerate(p.files, 1):
+            cands = ren.get(f.path, [f.path])
+            texts, found = [], []
+            for c in cands:
+                path = os.path.join(src, c)
+                if os.path.exists(path):
+                    texts.append(open(path, errors="replace").read())
+                    found.append(c)
+            alive, total = patchlib.lineage(f.added(), texts)
+            rows.append((row["num"], i, f.path, found, alive, total))
+    return rows
+
+
+def page_lineage(rows, ver):
+    out = [heading("Lineage: what of 2018 is still in %s" % ver)]
+    out.append(
+        "For every file each seed patch touches, the table counts the *significant* lines "
+        "the patch adds (not blank, not a lone brace; at least one word of three "
+        "characters) and how many of them occur, whitespace-normalised, as a whole line "
+        "in the file's 6.1 descendants -- following the renames of "
+        "``patches/v9/lineage.toml`` (``kasan.c`` became ``generic.c`` and was split into "
+        "``common.c``/``shadow.c``; ``tags.c`` became ``sw_tags.c`` + ``tags.c``; the "
+        "report files were split again). Computed by ``make site`` from the installed "
+        "tree; a line that moved to another file is not counted.\n\n")
+    per = {}
+    for n, _, _, _, a, t in rows:
+        per.setdefault(n, [0, 0])
+        per[n][0] += a
+        per[n][1] += t
+    out.append(".. list-table:: Per patch\n   :header-rows: 1\n   :class: kt-lineage-summary\n\n"
+               "   * - patch\n     - surviving added lines\n     - share\n")
+    for n, (a, t) in sorted(per.items()):
+        out.append("   * - :ref:`%02d <patch-%02d>`\n     - %d of %d\n     - %s\n" % (
+            n, n, a, t, "%d%%" % round(100 * a / t) if t else "n/a"))
+    out.append("\n.. list-table:: Per file\n   :header-rows: 1\n   :class: kt-lineage\n\n"
+               "   * - patch\n     - file in v9\n     - looked up in 6.1\n     - surviving\n")
+    for n, i, path, found, a, t in rows:
+        out.append("   * - %02d\n     - :ref:`%s <p%02d-f%d>`\n     - %s\n     - %d / %d\n" % (
+            n, path, n, i, ", ".join("``%s``" % x for x in found) or "(gone)", a, t))
+    return "".join(out) + "\n", per
+
+
+def page_index(series, per):
+    out = [heading("The v9 series, patch by patch")]
+    out.append("``[PATCH v9 00/20] kasan: add software tag-based mode for arm64`` by Andrey "
+               "Konovalov, 21 September 2018 (:doc:`cover letter </build/gen/cover-letter>`). "
+               "Nine patches are here verbatim; the other eleven are known only from the "
+               "cover letter and from the code that descends from them in 6.1.\n\n")
+    out.append(".. toctree::\n   :hidden:\n\n" + "".join(
+        "   %02d\n" % r["num"] for r in series) + "\n")
+    out.append(".. list-table::\n   :header-rows: 1\n   :class: kt-series\n\n"
+               "   * - #\n     - subject\n     - text\n     - added lines alive in 6.1\n")
+    for r in series:
+        a, t = per.get(r["num"], (0, 0))
+        out.append("   * - %02d\n     - :doc:`%s <%02d>`\n     - %s\n     - %s\n" % (
+            r["num"], r["subject"].replace("*", "\\*").replace("_", "\\_"), r["num"],
+            "verbatim" if r["file"] else "descendant",
+            "%d of %d" % (a, t) if r["file"] else "--"))
+    return "".join(out) + "\n"
+
+
+def page_kasan_v9(p19):
+    fd = p19.files[0]
+    out = [heading("kasan.rst as patch 19 leaves it")]
+    out.append("Derived at build time from :ref:`patch 19 <patch-19>`: each stretch below "
+               "is the post-image of one hunk (context and added lines) of "
+               "``Documentation/dev-tools/kasan.rst``, with its line numbers in the 4.19 "
+               "file after the patch. The patch does not show the lines between the "
+               "hunks; they are marked as gaps, not guessed.\n\n")
+    for seg in patchlib.post_image(fd):
+        if seg["lines"] is None:
+            if seg["end"] is None:
+                out.append(".. admonition:: Not in the patch\n\n   From line %d to the end "
+                           "of the file the 4.19 text is not shown by patch 19.\n\n"
+                           % seg["start"])
+            else:
+                out.append(".. admonition:: Not in the patch\n\n   Lines %d-%d of the 4.19 "
+                           "file are not shown by patch 19.\n\n" % (seg["start"], seg["end"]))
+            continue
+        out.append(".. rubric:: lines %d-%d\n\n" % (seg["start"], seg["end"]))
+        out.append(".. code-block:: rst\n   :lineno-start: %d\n\n%s\n" % (
+            seg["start"], indent(seg["lines"])))
+    return "".join(out)
+
+
+def paragraphs(lines):
+    paras, cur = [], []
+    for ln in lines + [""]:
+        if ln.strip():
+            cur.append(ln)
+        elif cur:
+            paras.append(cur)
+            cur = []
+    return paras
+
+
+def page_kasan_compare(p19, text61, ver):
+    fd = p19.files[0]
+    known = [ln for seg in patchlib.post_image(fd) if seg["lines"] for ln in seg["lines"]]
+    pool = patchlib.normalise(" ".join(text61.splitlines()))
+    out = [heading("kasan.rst: v9 and %s compared" % ver)]
+    out.append("Each paragraph of the v9 text (as far as :doc:`patch 19 shows it <v9>`) that "
+               "mentions tags, and whether it is still in the %s ``kasan.rst`` word for "
+               "word (whitespace-normalised). Computed by ``make site``.\n\n" % ver)
+    out.append(".. list-table::\n   :header-rows: 1\n   :class: kt-compare\n\n"
+               "   * - v9 paragraph\n     - in %s\n" % ver)
+    for para in paragraphs(known):
+        t = " ".join(x.strip() for x in para)
+        if "tag" not in t.lower():
+            continue
+        alive = patchlib.normalise(t) in pool
+        short = t if len(t) < 300 else t[:297] + "..."
+        out.append("   * - ``%s``\n     - %s\n" % (short.replace("`", "'"),
+                                                    "yes" if alive else "**no**"))
+    out.append("\n" + heading("Full diff: v9 stretches vs %s" % ver, "-"))
+    out.append("A unified diff from the known v9 text (gaps omitted) to the %s file.\n\n" % ver)
+    diff = list(difflib.unified_diff(known, text61.splitlines(), "kasan.rst (v9, patch 19)",
+                                     "kasan.rst (%s)" % ver, lineterm="", n=2))
+    out.append(code(diff, "diff"))
+    return "".join(out)
+
+
+# --------------------------------------------------------------- transcripts
+
+def transcripts():
+    """Snippets for every transcript a lab page asks for; report missing ones."""
+    missing = []
+    labs = os.path.join(REPO, "labs")
+    for d in sorted(os.listdir(labs)):
+        idx = os.path.join(labs, d, "index.rst")
+        if not os.path.exists(idx):
+            continue
+        for step in re.findall(r"^\.\. include:: /build/gen/transcripts/%s/([\w.-]+)\.rst$"
+                               % re.escape(d), open(idx).read(), re.M):
+            src = os.path.join(TRANSCRIPTS, d, step + ".txt")
+            if os.path.exists(src):
+                text = open(src, errors="replace").read().rstrip("\n").split("\n")
+                hdr = [ln[2:] for ln in text if ln.startswith("# ")]
+                body = [ln for ln in text if not ln.startswith("# ")]
+                meta = "".join("   | %s\n" % html.escape(h) for h in hdr)
+                snippet = (".. container:: kt-transcript\n\n   .. rubric:: Captured output\n\n"
+                           "%s\n%s\n" % (meta if meta else "", indent(
+                               code(body).splitlines(), 3)))
+            else:
+                missing.append("%s/%s" % (d, step))
+                snippet = (".. warning::\n\n   Transcript ``%s/%s`` has not been captured on "
+                           "this machine yet. ``make transcripts`` boots the kernel and "
+                           "captures it.\n" % (d, step))
+            write("transcripts/%s/%s.rst" % (d, step), snippet)
+    return missing
+
+
+def main():
+    src = tree()
+    ver = tree_version(src)
+    cover = open(os.path.join(V9, "00-cover-letter.txt")).read()
+    with open(os.path.join(V9, "missing.toml"), "rb") as f:
+        missing = tomllib.load(f)
+    series = read_series()
+    labs = labs_index()
+    seeds = []
+    for r in series:
+        if r["file"]:
+            p = patchlib.Patch(open(os.path.join(V9, r["file"])).read())
+            seeds.append((r, p))
+            write("series/%02d.rst" % r["num"], page_seed(r, p, labs.get(r["num"], [])))
+        else:
+            write("series/%02d.rst" % r["num"], page_missing(
+                r, missing["%02d" % r["num"]], cover, src, ver, labs.get(r["num"], [])))
+    rows = lineage_rows(seeds, src)
+    text, per = page_lineage(rows, ver)
+    write("lineage.rst", text)
+    write("series/index.rst", page_index(series, per))
+    write("cover-letter.rst", heading("The cover letter") +
+          "``[PATCH v9 00/20]``, rendered in full: it is the series' own text, including "
+          "its benchmark table.\n\n.. literalinclude:: /patches/v9/00-cover-letter.txt\n"
+          "   :language: text\n")
+    p19 = dict((r["num"], p) for r, p in seeds)[19]
+    write("kasan/v9.rst", page_kasan_v9(p19))
+    text61 = open(os.path.join(src, "Documentation/dev-tools/kasan.rst")).read()
+    write("kasan/kasan-%s.txt" % ver, text61)
+    write("kasan/v6.1.rst", heading("kasan.rst in the installed %s tree" % ver) +
+          "Extracted at build time from ``Documentation/dev-tools/kasan.rst`` of the "
+          "installed ``linux-source`` tarball; shown as source, because it uses the "
+          "kernel's own Sphinx extensions.\n\n.. literalinclude:: kasan-%s.txt\n"
+          "   :language: rst\n   :linenos:\n" % ver)
+    write("kasan/compare.rst", page_kasan_compare(p19, text61, ver))
+    write("kasan/index.rst", heading("kasan.rst, 2018 and now") +
+          ".. toctree::\n\n   v9\n   v6.1\n   compare\n")
+    miss = transcripts()
+    if miss:
+        print("site: %d lab transcript(s) not captured yet (run `make transcripts`): %s"
+              % (len(miss), ", ".join(miss)))
+    print("site: generated pages for %d patches, lineage of %d files, Linux %s"
+          % (len(series), len(rows), ver))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+# Sphinx configuration of the kasan-tags site (`make site`).
+# Debian's Sphinx 5.3 with the furo theme and sphinx-copybutton; offline.
+project = "kasan-tags"
+author = "the kasan-tags authors"
+copyright = "2026, the kasan-tags authors; patches and cover letter (c) their authors, GPL-2.0"
+extensions = ["sphinx_copybutton"]
+html_theme = "furo"
+html_title = "kasan-tags: software tag-based KASAN, live"
+html_static_path = ["Documentation/_static"]
+html_css_files = ["kasan-tags.css"]
+highlight_language = "none"
+root_doc = "index"
+# Only rst sources of the site: generated pages live in build/gen/.
+exclude_patterns = [
+    "build/site", "build/check", "build/transcripts", ".git", ".ci", "README.md",
+    "patches/v9/notes", "**/node_modules", ".pytest_cache",
+]
+copybutton_selector = "div.highlight-console pre, div.highlight-shell pre"
+copybutton_prompt_text = r"\$ |\(gdb\) "
+copybutton_prompt_is_regexp = True
+html_show_sourcelink = False

@@ -1,0 +1,14 @@
+# Lab 1, step 3: pages get tags too (series patch 18).
+break do_init_module
+continue
+kasan-modsyms {moddir:swtags}
+delete
+break lab_page_tag
+continue
+echo KT-GDB random-tag\n
+break kasan_random_tag
+continue
+bt 8
+finish
+delete
+echo KT-GDB done\n

@@ -1,0 +1,28 @@
+# Lab 1, step 1: where a slab object gets its tag.
+# Stop when the kernel initialises the lab module, load its symbols with
+# kasan-modsyms (lx-symbols, fixed for .text.hot), then stop in the oob-in-granule scenario,
+# which does kmalloc(123).
+break do_init_module
+continue
+kasan-modsyms {moddir:swtags}
+delete
+break lab_oob_in_granule
+continue
+echo KT-GDB in-scenario\n
+bt 2
+echo KT-GDB random-tag\n
+break kasan_random_tag
+continue
+bt 6
+finish
+echo KT-GDB kmalloc-return\n
+delete
+break __kasan_kmalloc
+continue
+finish
+echo KT-GDB kasan-tag\n
+kasan-tag $
+echo KT-GDB kasan-shadow\n
+kasan-shadow $ 123
+echo KT-GDB done\n
+delete

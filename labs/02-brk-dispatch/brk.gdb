@@ -1,0 +1,24 @@
+# Lab 2, step 2: a tag mismatch in the swtags-brk kernel executes brk #0x9xx.
+# Follow the debug exception to the KASAN brk hook of series patch 17.
+break do_init_module
+continue
+kasan-modsyms {moddir:swtags-brk}
+delete
+break lab_uaf
+continue
+break kasan_handler
+continue
+echo KT-GDB backtrace\n
+bt
+echo KT-GDB esr\n
+kasan-esr
+echo KT-GDB regs\n
+printf "x0=0x%016lx\n", regs->regs[0]
+printf "pc=0x%016lx\n", regs->pc
+x/i regs->pc
+echo KT-GDB after\n
+set $regs = regs
+finish
+printf "pc after=0x%016lx\n", $regs->pc
+delete
+echo KT-GDB done\n
