@@ -54,6 +54,10 @@ class Run:
                 out[cur].append(line)
         return out
 
+    def lab_serial(self, step):
+        """Path of the serial log another step of this lab saved."""
+        return os.path.join(GRADE, self.lab, step + ".serial.log")
+
     def lab_lines(self, scenario=None):
         from scenarios import events, segments
         text = self.serial
@@ -107,7 +111,9 @@ def clean_paths(text, bdir):
 
 
 def run_step(lab, step, runs):
-    variant = step.get("variant", "swtags")
+    # KT_LAB_VARIANT runs every step on one kernel: a negative control
+    # (lab 2's brk step on the default kernel must be graded BAD).
+    variant = os.environ.get("KT_LAB_VARIANT") or step.get("variant", "swtags")
     built = {}
 
     def bdirs(v):
@@ -132,8 +138,8 @@ def run_step(lab, step, runs):
         b, g = kt.boot_gdb(bdir, gfile, cmdline, timeout, serial)
         run.serial, run.gdb, run.status = b.text, g, b.status
         run.paths = [serial, os.path.splitext(serial)[0] + ".gdb.txt"]
-        shown = ["$ make lab N=%s   # then, in gdb: source labs/%s/%s" % (
-            lab[:2].lstrip("0"), lab, step["gdb"])]
+        shown = ["$ make lab N=%s STEP=%s   then (gdb) source labs/%s/%s" % (
+            lab[:2].lstrip("0"), step["name"], lab, step["gdb"])]
         body = g
     elif "host" in step:
         argv = [expand(a, bdirs, runs) for a in step["host"]]
@@ -211,10 +217,42 @@ def grade(selected, only_steps=None):
     return score == total and total > 0
 
 
+def interactive(lab, step_name):
+    """`make lab N=.. [STEP=..]`: QEMU halted in the background, gdb here."""
+    spec, _ = load_lab(lab)
+    steps = [s for s in spec["step"] if "gdb" in s]
+    step = next((s for s in steps if s["name"] == step_name), None) if step_name else steps[0]
+    if step is None:
+        raise kt.KtError("lab %s has no gdb step %r; steps: %s" % (
+            lab, step_name, ", ".join(s["name"] for s in steps)))
+    bdir = kt.build_kernel(step.get("variant", "swtags"))
+    initrd = kt.build_initramfs(bdir)
+    port = kt.free_port()
+    serial = os.path.join(GRADE, lab, step["name"] + ".interactive.log")
+    os.makedirs(os.path.dirname(serial), exist_ok=True)
+    full = (kt.BASE_CMDLINE + " " + step.get("cmdline", "kunit.enable=0")).strip()
+    with open(serial, "wb") as log:
+        q = kt.spawn(kt.qemu_cmd(bdir, initrd, full, gdb_port=port), stdin=subprocess.DEVNULL,
+                     stdout=log, stderr=subprocess.STDOUT)
+    try:
+        if not kt.wait_port(port, time.time() + 20):
+            raise kt.KtError("QEMU did not open its gdb stub; see %s" % serial)
+        gfile = os.path.join(HERE, lab, step["gdb"])
+        hint = "%s, step %s. The kernel is halted at its first instruction." % (
+            spec["title"], step["name"])
+        print("kt: %s\nkt: serial console: tail -f %s\nkt: hint: %s\n"
+              "kt: run the whole step with:  source %s\nkt: quit gdb to stop QEMU." % (
+                  hint, serial, step.get("hint", ""), os.path.relpath(gfile, os.getcwd())))
+        return kt.interactive(kt.gdb_cmd(bdir, port))
+    finally:
+        kt.reap(q)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="labs/grade.py")
     ap.add_argument("-n", "--lab", help="lab number (e.g. 2)")
     ap.add_argument("--step", action="append")
+    ap.add_argument("--interactive", action="store_true", help="`make lab`: gdb on a halted VM")
     a = ap.parse_args(argv)
     sel = labs()
     if a.lab:
@@ -223,7 +261,16 @@ def main(argv=None):
             print("kasan-tags: error: no lab %s; labs: %s" % (a.lab, ", ".join(labs())))
             return 2
     try:
+        if a.interactive:
+            if len(sel) != 1:
+                print("kasan-tags: error: make lab needs N=<lab number>; labs: %s"
+                      % ", ".join(labs()))
+                return 2
+            return interactive(sel[0], (a.step or [None])[0])
         return 0 if grade(sel, a.step) else 1
+    except kt.KtError as e:
+        print("kasan-tags: error: %s" % e)
+        return 2
     except KeyboardInterrupt:
         return 130
 

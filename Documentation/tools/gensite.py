@@ -12,7 +12,6 @@ the installed kernel tree -- nothing is retyped:
 """
 
 import difflib
-import html
 import os
 import re
 import sys
@@ -35,6 +34,10 @@ def write(rel, text):
     if old != text:  # keep mtimes, so Sphinx rebuilds only what changed
         with open(path, "w") as f:
             f.write(text)
+
+
+def rst_escape(text):
+    return re.sub(r"([\\`*_|<>\[\]])", r"\\\1", text)
 
 
 def heading(text, ch="="):
@@ -343,14 +346,14 @@ def transcripts():
         idx = os.path.join(labs, d, "index.rst")
         if not os.path.exists(idx):
             continue
-        for step in re.findall(r"^\.\. include:: /build/gen/transcripts/%s/([\w.-]+)\.rst$"
+        for step in re.findall(r"^\s*\.\. include:: /build/gen/transcripts/%s/([\w.-]+)\.rst$"
                                % re.escape(d), open(idx).read(), re.M):
             src = os.path.join(TRANSCRIPTS, d, step + ".txt")
             if os.path.exists(src):
                 text = open(src, errors="replace").read().rstrip("\n").split("\n")
                 hdr = [ln[2:] for ln in text if ln.startswith("# ")]
                 body = [ln for ln in text if not ln.startswith("# ")]
-                meta = "".join("   | %s\n" % html.escape(h) for h in hdr)
+                meta = "".join("   | %s\n" % rst_escape(h) for h in hdr)
                 snippet = (".. container:: kt-transcript\n\n   .. rubric:: Captured output\n\n"
                            "%s\n%s\n" % (meta if meta else "", indent(
                                code(body).splitlines(), 3)))
@@ -361,6 +364,27 @@ def transcripts():
                            "captures it.\n" % (d, step))
             write("transcripts/%s/%s.rst" % (d, step), snippet)
     return missing
+
+
+def sources(src):
+    """labs/*/index.rst `.. kt-source: file:first-line-text, ...` -> a table of
+    file:line in the installed tree (so line numbers follow the tree)."""
+    labs = os.path.join(REPO, "labs")
+    for d in sorted(os.listdir(labs)):
+        idx = os.path.join(labs, d, "index.rst")
+        if not os.path.exists(idx):
+            continue
+        m = re.search(r"^\.\. kt-source: (.*)$", open(idx).read(), re.M)
+        if not m:
+            continue
+        out = [".. list-table::\n   :header-rows: 1\n   :class: kt-sources\n\n"
+               "   * - location in 6.1\n     - code\n"]
+        for item in re.split(r",\s+(?=[\w./-]+:)", m.group(1).strip()):
+            path, _, needle = item.partition(":")
+            start, lines = excerpt(src, {"file": path, "start": needle, "lines": 1})
+            out.append("   * - ``%s:%d``\n     - ``%s``\n" % (path, start,
+                                                           lines[0].strip().replace("`", "'")))
+        write("sources/%s.rst" % d, "".join(out) + "\n")
 
 
 def main():
@@ -400,6 +424,7 @@ def main():
     write("kasan/compare.rst", page_kasan_compare(p19, text61, ver))
     write("kasan/index.rst", heading("kasan.rst, 2018 and now") +
           ".. toctree::\n\n   v9\n   v6.1\n   compare\n")
+    sources(src)
     miss = transcripts()
     if miss:
         print("site: %d lab transcript(s) not captured yet (run `make transcripts`): %s"

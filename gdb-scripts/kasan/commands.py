@@ -246,7 +246,7 @@ class KasanUntagFunc(gdb.Function):
 
 
 class KasanModSyms(KasanCommand):
-    """Load symbols of loaded modules, placing every section: kasan-modsyms DIR
+    """Load symbols of loaded modules, placing every section: kasan-modsyms [DIR]
 
 Like the kernel's lx-symbols, but gives add-symbol-file the address of the
 module's .text section itself.  6.1's lx-symbols passes the start of the
@@ -254,7 +254,9 @@ module's core memory as the .text address, which is wrong whenever another
 text section comes first -- and KASAN sw-tags modules start with
 .text.hot, where clang puts the outlined __hwasan_check_* routines, so
 every breakpoint in the module would be off by the size of .text.hot.
-Run it when the module is loaded (e.g. stopped in do_init_module)."""
+Run it when the module is loaded (e.g. stopped in do_init_module).  DIR
+defaults to kt/module next to vmlinux, where kasan-tags builds its lab
+module."""
 
     name = "kasan-modsyms"
 
@@ -263,9 +265,10 @@ Run it when the module is loaded (e.g. stopped in do_init_module)."""
 
     def run(self, arg):
         from linux import modules  # the kernel's scripts/gdb/linux package
-        argv = gdb.string_to_argv(arg)
+        argv = gdb.string_to_argv(arg) or [os.path.join(_kernel_dir(), "kt", "module")]
         if len(argv) != 1 or not os.path.isdir(argv[0]):
-            raise tags.KasanError("usage: kasan-modsyms DIR (where the .ko files are)")
+            raise tags.KasanError("usage: kasan-modsyms [DIR] (where the .ko files are; "
+                                  "%s is not a directory)" % argv[0])
         done = 0
         for mod in modules.module_list():
             name = mod["name"].string()

@@ -1,7 +1,7 @@
 # Lab 1, step 3: pages get tags too (series patch 18).
 break do_init_module
 continue
-kasan-modsyms {moddir:swtags}
+kasan-modsyms
 delete
 break lab_page_tag
 continue

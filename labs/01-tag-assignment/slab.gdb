@@ -4,7 +4,7 @@
 # which does kmalloc(123).
 break do_init_module
 continue
-kasan-modsyms {moddir:swtags}
+kasan-modsyms
 delete
 break lab_oob_in_granule
 continue

@@ -2,7 +2,7 @@
 # Follow the debug exception to the KASAN brk hook of series patch 17.
 break do_init_module
 continue
-kasan-modsyms {moddir:swtags-brk}
+kasan-modsyms
 delete
 break lab_uaf
 continue

@@ -1,7 +1,7 @@
 # Lab 2, step 3: the same bug in the default 6.1 kernel: no brk, a call.
 break do_init_module
 continue
-kasan-modsyms {moddir:swtags}
+kasan-modsyms
 delete
 break lab_uaf
 continue

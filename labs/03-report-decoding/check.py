@@ -1,0 +1,77 @@
+"""Lab 3 grader: each report's fields == what gdb saw == the decoder's output."""
+import json
+import re
+import subprocess
+
+from kasan import report
+
+
+def gdb_hits(run):
+    """Per `KT-GDB hit`: the kasan-tag fields and the kasan-shadow rows."""
+    hits, cur = [], None
+    for line in run.gdb.splitlines():
+        if line.startswith("KT-GDB hit"):
+            cur = {"rows": []}
+            hits.append(cur)
+        elif cur is not None:
+            m = re.match(r"(pointer tag|memory tag|pointer):\s+(\S+)", line)
+            if m:
+                cur[m.group(1)] = m.group(2)
+            elif re.match(r"[ >][0-9a-f]{16}: ", line):
+                cur["rows"].append(line)
+    return hits
+
+
+def check_reports(run):
+    reps = report.parse_reports(run.serial)
+    hits = gdb_hits(run)
+    titles = [r["title"] for r in reps]
+    want = ["KASAN: invalid-access Write in lab_oob_right", "KASAN: use-after-free Read in lab_uaf",
+            "KASAN: use-after-free Read in lab_uaf_realloc", "KASAN: invalid-free in lab_invalid_free",
+            "KASAN: invalid-access Read in lab_page_tag"]
+    res = [("five reports, one per scenario", titles == want, "got %s" % titles),
+           ("gdb stopped before each report", len(hits) == len(reps), "%d stops" % len(hits))]
+    for r, h in zip(reps, hits):
+        name = r["title"].split(" in ")[-1]
+        res.append(("%s: Pointer tag/memory tag == kasan-tag" % name,
+                    (h.get("pointer tag"), h.get("memory tag")) == (r["pointer_tag"], r["memory_tag"]),
+                    "gdb %s/%s, report %s/%s" % (h.get("pointer tag"), h.get("memory tag"),
+                                                 r["pointer_tag"], r["memory_tag"])))
+        rows = ["%s%s: %s" % (">" if x["buggy"] else " ", x["addr"], " ".join(x["bytes"]))
+                for x in r["memory_state"]]
+        res.append(("%s: memory state rows == kasan-shadow" % name, rows == h["rows"],
+                    "report %d rows, gdb %d rows" % (len(rows), len(h["rows"]))))
+        res.append(("%s: address in the report == x0 at the stop" % name,
+                    h.get("pointer") == "0x" + r["addr"], "%s vs %s" % (h.get("pointer"), r["addr"])))
+    return res
+
+
+def check_decode(run):
+    summaries = [b for b in run.host.split("\n\n") if b.startswith("KASAN:")]
+    res = [("kasan-decode explains five reports", len(summaries) == 5, "%d" % len(summaries))]
+    uaf = [b for b in summaries if "lab_uaf_realloc" in b.splitlines()[0]]
+    res.append(("uaf-realloc: memory tag is another allocation's, not fe",
+                bool(uaf) and "another allocation's tag" in uaf[0], uaf[0][:200] if uaf else ""))
+    # --json with --vmlinux: frames inside the kernel get file:line.
+    p = subprocess.run(["/usr/bin/python3", "gdb-scripts/kasan-decode", "--json", "--vmlinux",
+                        run.bdir + "/vmlinux", run.lab_serial("reports")], capture_output=True,
+                       text=True, timeout=300)
+    objs = [json.loads(ln) for ln in p.stdout.splitlines() if ln.startswith("{")]
+    lines = [f for o in objs for f in o["alloc_stack"] if " mm/kasan/common.c:" in f]
+    res.append(("--vmlinux symbolizes allocation frames to mm/kasan/common.c:line",
+                len(lines) >= 4, "%d symbolized frames" % len(lines)))
+    return res
+
+
+def check_generic(run):
+    reps = report.parse_reports(run.serial)
+    got = [(r["bug_type"], r["function"]) for r in reps]
+    want = [("slab-out-of-bounds", "lab_oob_right"), ("use-after-free", "lab_uaf"),
+            ("invalid-free", "lab_invalid_free"), ("use-after-free", "lab_page_tag")]
+    return [("generic: the same bugs but uaf-realloc is not reported", got == want, "got %s" % got),
+            ("generic reports carry no tags", all(r["pointer_tag"] is None for r in reps), "")]
+
+
+def check_decode_generic(run):
+    return [("kasan-decode reads generic reports", run.host.count("generic mode: no tags") == 4,
+             run.host[:200])]
