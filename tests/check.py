@@ -17,7 +17,7 @@ import time
 import tomllib
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(REPO, d) for d in ("vm", "labs", "gdb-scripts")]
+sys.path[:0] = [os.path.join(REPO, d) for d in ("vm", "labs", "gdb-scripts", "tests")]
 import kt  # noqa: E402
 import ktap  # noqa: E402
 import scenarios  # noqa: E402
@@ -175,6 +175,41 @@ def check_shell():
            "%s; log %s" % (b.status, log), time.time() - t0, () if ok else b.tail(15).splitlines())
 
 
+def check_site():
+    import site_check
+    t0 = time.time()
+    ok, out = site_check.build()
+    record("site: make site (sphinx-build -W)", ok, "" if ok else out[-1], time.time() - t0,
+           () if ok else out)
+    if not ok:
+        return
+    bad = site_check.broken_links()
+    record("site: internal links and anchors resolve", not bad, "%d broken" % len(bad), 0,
+           bad[:10])
+    t0 = time.time()
+    try:
+        for name, ok, why in site_check.dom_checks():
+            record(name, ok, str(why) if not ok else "", time.time() - t0)
+            t0 = time.time()
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        record("site: browser checks", False, str(e), time.time() - t0)
+
+
+def check_grade():
+    """make grade: every lab's checker (labs 1-3), also producing transcripts."""
+    t0 = time.time()
+    p = subprocess.run([PY, os.path.join(REPO, "labs", "grade.py")], cwd=REPO,
+                       capture_output=True, text=True)
+    lines = p.stdout.splitlines()
+    for ln in lines:
+        if ln.startswith("BAD") or ln.startswith("     logs"):
+            print("    " + ln)
+    score = [ln for ln in lines if ln.startswith("Score:")]
+    record("grade: labs " + (score[0] if score else "(no score)"), p.returncode == 0,
+           "" if p.returncode == 0 else (p.stderr.strip().splitlines() or ["see above"])[-1],
+           time.time() - t0)
+
+
 def main():
     t0 = time.time()
     try:
@@ -188,6 +223,8 @@ def main():
     check_variant("generic", "generic")
     check_gdb_live()
     check_shell()
+    check_grade()
+    check_site()
     npass = sum(results)
     print("%d passed, %d failed  (%.0f s)" % (npass, len(results) - npass, time.time() - t0))
     return 0 if all(results) else 1

@@ -1,0 +1,110 @@
+"""Site checks for `make check`: Sphinx -W build, internal links, a real browser."""
+import glob
+import html.parser
+import os
+import re
+import shutil
+import subprocess
+import urllib.parse
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SITE = os.path.join(REPO, "build", "site")
+SHOTS = os.path.join(REPO, "build", "site-check")
+CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync"]
+
+
+def build():
+    """(ok, message): gensite + sphinx-build -W, as `make site` does."""
+    p = subprocess.run(["make", "-s", "site"], cwd=REPO, capture_output=True, text=True,
+                       timeout=900)
+    out = (p.stdout + p.stderr).strip()
+    return p.returncode == 0, out.splitlines()[-12:]
+
+
+class Links(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.links, self.ids = [], set()
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if "id" in a:
+            self.ids.add(a["id"])
+        for k in ("href", "src"):
+            if a.get(k):
+                self.links.append(a[k])
+
+
+def parse(path, cache={}):
+    if path not in cache:
+        p = Links()
+        p.feed(open(path, errors="replace").read())
+        cache[path] = p
+    return cache[path]
+
+
+def broken_links():
+    """Every relative href/src of every page exists, with its #anchor."""
+    bad = []
+    for page in glob.glob(os.path.join(SITE, "**", "*.html"), recursive=True):
+        for link in parse(page).links:
+            u = urllib.parse.urlparse(link)
+            if u.scheme or link.startswith(("mailto:", "//")):
+                continue
+            target = page if not u.path else os.path.normpath(
+                os.path.join(os.path.dirname(page), urllib.parse.unquote(u.path)))
+            if os.path.isdir(target):
+                target = os.path.join(target, "index.html")
+            if not os.path.exists(target):
+                bad.append("%s -> %s" % (os.path.relpath(page, SITE), link))
+            elif u.fragment and target.endswith(".html") and \
+                    u.fragment not in parse(target).ids:
+                bad.append("%s -> %s (no such anchor)" % (os.path.relpath(page, SITE), link))
+    return bad
+
+
+def chromium(page, shot):
+    exe = shutil.which("chromium")
+    if not exe:
+        raise RuntimeError("chromium is not installed (apt package chromium; make deps)")
+    url = "file://" + os.path.join(SITE, page)
+    profile = os.path.join(SHOTS, "profile")
+    os.makedirs(SHOTS, exist_ok=True)
+    dom = subprocess.run([exe] + CHROME_FLAGS + ["--user-data-dir=" + profile,
+                                                 "--dump-dom", url],
+                         capture_output=True, text=True, timeout=120).stdout
+    subprocess.run([exe] + CHROME_FLAGS + ["--user-data-dir=" + profile,
+                                           "--screenshot=" + os.path.join(SHOTS, shot),
+                                           "--window-size=1200,1600", url],
+                   capture_output=True, timeout=120)
+    return dom
+
+
+def dom_checks():
+    """[(name, ok, why)] on the DOM Chromium rendered from disk."""
+    res = []
+    d = chromium("index.html", "index.png")
+    res.append(("browser: index title", "<title>kasan-tags" in d, re.findall(r"<title>.*?</title>", d)[:1]))
+    d = chromium("build/gen/series/index.html", "series.png")
+    table = re.search(r'<table[^>]*kt-series.*?</table>', d, re.S)
+    rows = re.findall(r"<tr", table.group(0)) if table else []
+    res.append(("browser: series table has 20 patch rows", len(rows) == 21,
+                "%d rows incl. header" % len(rows)))
+    res.append(("browser: 9 verbatim, 11 descendants",
+                d.count(">verbatim<") == 9 and d.count(">descendant<") == 11, ""))
+    d = chromium("build/gen/series/16.html", "patch16.png")
+    res.append(("browser: patch 16 has a highlighted diff",
+                "highlight-diff" in d and '<span class="gi">' in d and "kt-verbatim" in d, ""))
+    d = chromium("build/gen/series/17.html", "patch17.png")
+    res.append(("browser: patch 17 is labelled a 6.1 descendant",
+                "kt-missing" in d and "6.1 descendant, not the v9 text" in d, ""))
+    d = chromium("labs/01-tag-assignment/index.html", "lab1.png")
+    res.append(("browser: lab 1 shows a captured transcript",
+                "kt-transcript" in d and "kasan_random_tag" in d and "Captured output" in d, ""))
+    search = os.path.join(SITE, "searchindex.js")
+    idx = open(search).read() if os.path.exists(search) else ""
+    res.append(("site: search index covers the lab pages",
+                "kasan_random_tag" in idx and "labs/01-tag-assignment/index" in idx, ""))
+    return res

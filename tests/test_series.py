@@ -1,0 +1,70 @@
+"""patches/v9: the seeds verbatim, the series file, the patch parser."""
+import hashlib
+import os
+import re
+import sys
+
+from conftest import REPO
+
+sys.path.insert(0, os.path.join(REPO, "Documentation", "tools"))
+import gensite  # noqa: E402
+import patchlib  # noqa: E402
+
+V9 = os.path.join(REPO, "patches", "v9")
+SEEDS = os.environ.get("KT_SEEDS", os.path.join(REPO, "..", "shared", "seeds"))
+
+
+def test_series_has_20_in_order():
+    rows = gensite.read_series()
+    assert [r["num"] for r in rows] == list(range(1, 21))
+    assert [r["num"] for r in rows if r["file"]] == [1, 2, 4, 5, 6, 14, 16, 18, 19]
+    cover = open(os.path.join(V9, "00-cover-letter.txt")).read()
+    short = re.search(r"Andrey Konovalov \(20\):\n(.*?)\n\n", cover, re.S).group(1)
+    assert [r["subject"] for r in rows] == [ln.strip() for ln in short.splitlines()]
+
+
+def test_patches_are_the_seeds_byte_for_byte():
+    for r in gensite.read_series():
+        if not r["file"]:
+            continue
+        data = open(os.path.join(V9, r["file"]), "rb").read()
+        assert hashlib.sha256(data).hexdigest() == r["sha"], r["file"]
+        seed = os.path.join(SEEDS, r["seed"])
+        if os.path.isdir(SEEDS):
+            assert open(seed, "rb").read() == data, r["file"]
+        p = patchlib.Patch(data.decode())
+        assert p.number == r["num"] and p.subject == r["subject"]
+
+
+def test_cover_letter_verbatim():
+    seed = os.path.join(SEEDS, "001-cover-kasan-add-software-tag-based-mode-for-arm64.txt")
+    if os.path.isdir(SEEDS):
+        assert open(seed, "rb").read() == open(os.path.join(V9, "00-cover-letter.txt"), "rb").read()
+
+
+def test_every_patch_has_a_note_and_missing_ones_a_spec():
+    import tomllib
+    missing = tomllib.load(open(os.path.join(V9, "missing.toml"), "rb"))
+    for r in gensite.read_series():
+        assert os.path.exists(os.path.join(V9, "notes", "%02d.rst" % r["num"]))
+        assert (r["file"] is None) == ("%02d" % r["num"] in missing)
+
+
+def test_post_image_matches_hunk_lengths():
+    p19 = patchlib.Patch(open(os.path.join(V9, "19-kasan-update-documentation.patch")).read())
+    fd = p19.files[0]
+    shown = [s for s in patchlib.post_image(fd) if s["lines"] is not None]
+    assert [len(s["lines"]) for s in shown] == [h.new_len for h in fd.hunks]
+    gaps = [s for s in patchlib.post_image(fd) if s["lines"] is None]
+    assert gaps[0]["start"] == 1 and gaps[-1]["end"] is None
+
+
+def test_lineage_counts():
+    added = ["int x = kasan_random_tag();", "}", "", "  return  foo(bar);"]
+    assert patchlib.lineage(added, ["return foo(bar);\n"]) == (1, 2)
+
+
+def test_file_headers():
+    p = patchlib.Patch(open(os.path.join(V9, "14-kasan-split-out-generic-report-c-from-report-c.patch")).read())
+    created = [f.path for f in p.files if f.created]
+    assert created == ["mm/kasan/generic_report.c", "mm/kasan/tags_report.c"]
