@@ -1,7 +1,7 @@
 # kasan-tags: arm64 software tag-based KASAN, built, booted and explored.
 #
-#   make            deps + kernel + labs transcripts + site (the main job)
-#   make check      every test (KUnit gate, lab scenarios, tooling, site)
+#   make            deps + kernel + lab transcripts + site (the main job)
+#   make check      every test (KUnit gate, lab scenarios, gdb, labs, site)
 #
 # The logic lives in vm/, labs/, gdb-scripts/; this file only names jobs.
 
@@ -38,6 +38,9 @@ shell:
 
 qemu-gdb:
 	@$(KT) boot --gdb --cmdline "$(CMDLINE)"
+
+bench-setup:
+	@$(PY) tests/bench.py
 
 gdb:
 	@$(KT) gdb

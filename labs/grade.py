@@ -110,10 +110,10 @@ def clean_paths(text, bdir):
     return text.replace(bdir + "/", "<build>/").replace(kt.cache_root() + "/", "<cache>/")
 
 
-def run_step(lab, step, runs):
+def run_step(lab, step, runs, variant=None, transcript=True):
     # KT_LAB_VARIANT runs every step on one kernel: a negative control
     # (lab 2's brk step on the default kernel must be graded BAD).
-    variant = os.environ.get("KT_LAB_VARIANT") or step.get("variant", "swtags")
+    variant = variant or os.environ.get("KT_LAB_VARIANT") or step.get("variant", "swtags")
     built = {}
 
     def bdirs(v):
@@ -126,7 +126,8 @@ def run_step(lab, step, runs):
     run = Run(lab, step["name"], bdir)
     out = os.path.join(GRADE, lab)
     os.makedirs(out, exist_ok=True)
-    serial = os.path.join(out, step["name"] + ".serial.log")
+    serial = os.path.join(out, step["name"] + ("" if transcript else ".control")
+                          + ".serial.log")
     timeout = step.get("timeout", 240)
     cmdline = step.get("cmdline", "kunit.enable=0")
     shown = []
@@ -161,7 +162,8 @@ def run_step(lab, step, runs):
     if "filter" in step:
         pat = re.compile(step["filter"])
         body = "\n".join(ln for ln in body.splitlines() if pat.search(ln))
-    save_transcript(lab, step, shown, variant, bdir, clean_paths(body, bdir))
+    if transcript:
+        save_transcript(lab, step, shown, variant, bdir, clean_paths(body, bdir))
     return run
 
 
@@ -200,9 +202,20 @@ def grade(selected, only_steps=None):
                 continue
             runs[step["name"]] = run
             fn = getattr(mod, "check_" + step["name"].replace("-", "_"), None)
-            results = fn(run) if fn else []
-            if run.status != "ok" and not step.get("may_die"):
-                results.insert(0, ("boot reaches the end marker", False, run.status))
+            generic = getattr(mod, "check_step", None)
+            results = fn(run) if fn else generic(run, step) if generic else []
+            if step.get("control") and generic:
+                # The same boot on the unpatched kernel must NOT look like this.
+                ctl = run_step(lab, step, runs, variant=step["control"], transcript=False)
+                bad = [n for n, ok, _ in generic(ctl, step) if not ok]
+                results.append(("differs from the unpatched %s kernel" % step["control"],
+                                bool(bad), "the control kernel shows the same outcome"))
+            if run.status == "timeout" or (run.status != "ok" and not step.get("may_die")):
+                # A predicted crash is an outcome; a hang never is.
+                results.insert(0, ("boot ends (end marker%s)" % (
+                    " or the predicted crash" if step.get("may_die") else ""), False,
+                    "%s; serial log tail:\n%s" % (run.status, "\n".join(
+                        run.serial.splitlines()[-15:]))))
             secs = time.time() - t0
             for name, ok, why in results:
                 total += 1

@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""`make bench-setup`: how long the pipeline takes here (a benchmark, not a test).
+
+Prints a table: extract, config+build (cold, from the cache's own record or
+measured with --cold in a fresh temporary cache), reuse (warm), boot to
+/init and the KASAN KUnit suite (kernel timestamps), `make run SCENARIO=uaf`
+warm (median of --runs) and the rebuild-and-rerun time after touching the
+lab module's source.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO, "vm"))
+import kt  # noqa: E402
+
+
+def stamp(text, pattern):
+    m = re.search(r"\[\s*(\d+\.\d+)\][^\n]*" + pattern, text)
+    return float(m.group(1)) if m else None
+
+
+def timed(fn, *a, **kw):
+    t0 = time.perf_counter()
+    r = fn(*a, **kw)
+    return r, time.perf_counter() - t0
+
+
+def make_run(scenario):
+    p = subprocess.run(["make", "-s", "run", "SCENARIO=" + scenario], cwd=REPO,
+                       capture_output=True, text=True)
+    if p.returncode:
+        raise kt.KtError("make run failed: %s" % p.stderr.strip()[-200:])
+
+
+def main():
+    ap = argparse.ArgumentParser(prog="tests/bench.py")
+    ap.add_argument("--cold", action="store_true", help="extract and build in a new cache")
+    ap.add_argument("--runs", type=int, default=5)
+    a = ap.parse_args()
+    rows = []
+    if a.cold:
+        tmp = tempfile.mkdtemp(prefix="kt-bench-")
+        os.environ["KASAN_TAGS_CACHE"] = tmp
+        try:
+            _, t = timed(kt.pristine_tree)
+            rows.append(("extract tarball (cold)", t))
+            _, t = timed(kt.build_kernel, "swtags")
+            rows.append(("config + build swtags (cold)", t))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+            del os.environ["KASAN_TAGS_CACHE"]
+    bdir, t = timed(kt.build_kernel, "swtags")
+    rows.append(("reuse cached swtags kernel (warm)", t))
+    info = kt.kernel_info(bdir)
+    if "build_seconds" in info:
+        rows.append(("config + build swtags, as recorded when built", info["build_seconds"]))
+    b, t = timed(kt.boot, bdir, "", 300)
+    rows.append(("boot + KUnit suite + power-off (wall)", t))
+    init = stamp(b.text, "Run /init as init process")
+    start = stamp(b.text, r"# Subtest: kasan")
+    end = stamp(b.text, r"# kasan: pass:")
+    if init:
+        rows.append(("kernel time to /init (timestamp)", init))
+    if start and end:
+        rows.append(("KASAN KUnit suite (timestamps)", end - start))
+    times = []
+    for _ in range(a.runs):
+        _, t = timed(make_run, "uaf")
+        times.append(t)
+    rows.append(("make run SCENARIO=uaf, warm (median of %d)" % a.runs, statistics.median(times)))
+    src = os.path.join(REPO, "labs", "module", "kasan_lab.c")
+    os.utime(src)
+    _, t = timed(make_run, "uaf")
+    rows.append(("touch kasan_lab.c, rebuild + rerun", t))
+    print("%-48s %10s" % ("what (2-core machine, QEMU TCG)", "seconds"))
+    for name, secs in rows:
+        print("%-48s %10.1f" % (name, secs))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except kt.KtError as e:
+        sys.exit("kasan-tags: error: %s" % e)
