@@ -69,3 +69,7 @@ site:
 	@$(PY) Documentation/tools/gensite.py
 	@/usr/bin/sphinx-build -q -W --keep-going -b html . build/site
 	@echo "site: build/site/index.html"
+
+# Benchmarks print measured figures; they are not tests.
+bench:
+	@$(PY) tests/perf.py

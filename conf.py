@@ -14,6 +14,9 @@ root_doc = "index"
 exclude_patterns = [
     "build/site", "build/check", "build/transcripts", ".git", ".ci", "README.md",
     "patches/v9/notes", "**/node_modules", ".pytest_cache",
+    # snippets that pages include, not pages themselves
+    "build/gen/sources", "build/gen/transcripts", "build/gen/bench.rst",
+    "build/bench", "build/grade", "build/site-check",
 ]
 copybutton_selector = "div.highlight-console pre, div.highlight-shell pre"
 copybutton_prompt_text = r"\$ |\(gdb\) "

@@ -85,7 +85,7 @@ def module_dir(bdir):
     return os.path.join(bdir, "kt", "module")
 
 
-def expand(text, bdirs, runs):
+def expand(text, bdirs, runs, lab=""):
     """Placeholders in gdb files and host commands:
     {bdir:VARIANT} {moddir:VARIANT} {serial:STEP} {repo}."""
     def sub(m):
@@ -95,7 +95,12 @@ def expand(text, bdirs, runs):
         if kind == "moddir":
             return module_dir(bdirs(arg))
         if kind == "serial":
-            return runs[arg].paths[0]
+            if arg in runs:
+                return runs[arg].paths[0]
+            path = os.path.join(GRADE, lab, arg + ".serial.log")
+            if not os.path.exists(path):
+                raise kt.KtError("step %s of %s has not run yet (no %s)" % (arg, lab, path))
+            return path
         return REPO
     return re.sub(r"\{(bdir|moddir|serial|repo):?([\w.-]*)\}", sub, text)
 
@@ -135,7 +140,7 @@ def run_step(lab, step, runs, variant=None, transcript=True):
         src = os.path.join(HERE, lab, step["gdb"])
         gfile = os.path.join(out, step["name"] + ".gdb")
         with open(gfile, "w") as f:
-            f.write(expand(open(src).read(), bdirs, runs))
+            f.write(expand(open(src).read(), bdirs, runs, lab))
         b, g = kt.boot_gdb(bdir, gfile, cmdline, timeout, serial)
         run.serial, run.gdb, run.status = b.text, g, b.status
         run.paths = [serial, os.path.splitext(serial)[0] + ".gdb.txt"]
@@ -143,7 +148,7 @@ def run_step(lab, step, runs, variant=None, transcript=True):
             lab[:2].lstrip("0"), step["name"], lab, step["gdb"])]
         body = g
     elif "host" in step:
-        argv = [expand(a, bdirs, runs) for a in step["host"]]
+        argv = [expand(a, bdirs, runs, lab) for a in step["host"]]
         p = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, timeout=timeout)
         run.host = p.stdout + p.stderr
         run.status = "ok" if p.returncode in step.get("ok_exit", [0]) else "exit %d" % p.returncode

@@ -52,11 +52,11 @@ def test_config_mismatch():
 def test_key_follows_fragments(configs):
     k1 = kt.build_key("swtags")
     assert k1 != kt.build_key("generic")
-    with open(configs / "base.config", "a") as f:
+    with open(configs / "fragments" / "base.config", "a") as f:
         f.write("CONFIG_X=y\n")
     k2 = kt.build_key("swtags")
     assert k2 != k1
-    with open(configs / "kasan.config", "a") as f:
+    with open(configs / "fragments" / "kasan.config", "a") as f:
         f.write("# a comment changes the text, so the key too\n")
     assert kt.build_key("swtags") != k2
 

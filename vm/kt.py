@@ -237,8 +237,9 @@ def patched_tree(src, sha, patches):
 # ---------------------------------------------------------------- variants
 
 def variants():
-    return sorted(f[:-7] for f in os.listdir(CONFIGS)
-                  if f.endswith(".config") and f not in ("base.config", "kasan.config"))
+    """Every vm/configs/NAME.config is a variant; shared pieces live in
+    vm/configs/fragments/ and are pulled in with `# kt-include:`."""
+    return sorted(f[:-7] for f in os.listdir(CONFIGS) if f.endswith(".config"))
 
 
 def resolve_variant(name):
@@ -249,13 +250,19 @@ def resolve_variant(name):
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", name or "") or \
             not os.path.exists(os.path.join(CONFIGS, name + ".config")):
         raise KtError("unknown variant %r; known: %s" % (name, ", ".join(variants())))
-    frags, patches = [os.path.join(CONFIGS, "base.config")], []
+    frags, patches = [os.path.join(CONFIGS, "fragments", "base.config")], []
 
     def visit(path):
         for line in open(path):
             m = re.match(r"#\s*kt-include:\s*(\S+)", line)
             if m:
-                visit(os.path.join(CONFIGS, m.group(1)))
+                # a variant, or a shared piece from vm/configs/fragments/
+                inc = os.path.join(CONFIGS, m.group(1))
+                if not os.path.exists(inc):
+                    inc = os.path.join(CONFIGS, "fragments", m.group(1))
+                if not os.path.exists(inc):
+                    raise KtError("%s includes missing %s" % (path, m.group(1)))
+                visit(inc)
             m = re.match(r"#\s*kt-patch:\s*(\S+)", line)
             if m:
                 p = os.path.join(REPO, m.group(1))
@@ -376,12 +383,12 @@ def kernel_release(bdir):
 
 # ---------------------------------------------------------------- guest side
 
-def build_init(bdir):
-    """PID 1: vm/init/init.c, static aarch64, against the tree's nolibc."""
+def build_prog(bdir, name):
+    """vm/init/NAME.c -> a static aarch64 program against the tree's nolibc."""
     src = kernel_info(bdir)["src"]
-    out = os.path.join(bdir, "kt", "init")
+    out = os.path.join(bdir, "kt", name)
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    cfile = os.path.join(VM, "init", "init.c")
+    cfile = os.path.join(VM, "init", name + ".c")
     if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(cfile):
         return out
     run(["clang", "--target=aarch64-linux-gnu", "-fuse-ld=lld", "-Os", "-Wall",
@@ -390,6 +397,11 @@ def build_init(bdir):
          os.path.join(src, "tools/include/nolibc/nolibc.h"),
          "-I", os.path.join(bdir, "usr/include"), "-o", out, cfile])
     return out
+
+
+def build_init(bdir):
+    """PID 1: vm/init/init.c."""
+    return build_prog(bdir, "init")
 
 
 def build_module(bdir):
@@ -440,7 +452,8 @@ def build_initramfs(bdir, name="default", shell=False):
     spec = ["dir /dev 0755 0 0", "nod /dev/console 0600 0 0 c 5 1",
             "dir /proc 0755 0 0", "dir /sys 0755 0 0", "dir /tmp 0755 0 0",
             "dir /lib 0755 0 0", "dir /lib/modules 0755 0 0",
-            "file /init %s 0755 0 0" % init]
+            "file /init %s 0755 0 0" % init,
+            "file /tcpbench %s 0755 0 0" % build_prog(bdir, "tcpbench")]
     for ko in build_module(bdir):
         spec.append("file /lib/modules/%s %s 0644 0 0" % (os.path.basename(ko), ko))
     if shell:

@@ -387,6 +387,54 @@ def sources(src):
         write("sources/%s.rst" % d, "".join(out) + "\n")
 
 
+def bench_page():
+    """build/gen/bench.rst: the last `make bench` results, or how to get them."""
+    import json
+    path = os.path.join(REPO, "build", "bench", "results.json")
+    if not os.path.exists(path):
+        write("bench.rst", ".. warning::\n\n   ``make bench`` has not been run on this machine "
+              "yet; it builds and boots the four variants and writes "
+              "``build/bench/results.json``, which this page then shows.\n")
+        return False
+    data = json.load(open(path))
+    res, meta, cover = data["results"], data["meta"], data["cover_letter"]
+    modes = ["none", "generic", "swtags", "swtags-outline"]
+    out = [":Measured: %s, %s\n:Machine: %s\n:Boots: median of %d per variant\n\n" % (
+        meta["date"], meta["qemu"], meta["machine"], meta["runs"])]
+    out.append(".. list-table::\n   :header-rows: 1\n   :class: kt-bench\n\n"
+               "   * - \n" + "".join("     - %s\n" % m for m in modes))
+    labels = (("boot_s", "boot to /init, s"), ("slab_kb", "Slab after boot, kB"),
+              ("reserved_kb", "reserved at boot, kB"), ("tcp_mbit", "loopback TCP, Mbit/s"),
+              ("ns_per_pair", "kmalloc+kfree, ns"), ("build_s", "kernel build, s"),
+              ("image_mb", "Image, MB"), ("vmlinux_mb", "vmlinux, MB"),
+              ("outlined_check_calls", "calls to __hwasan_check_*"),
+              ("callback_calls", "load/store callbacks"))
+    for key, label in labels:
+        out.append("   * - %s\n" % label + "".join(
+            "     - %s\n" % (res[m].get(key) if res[m].get(key) is not None else "--")
+            for m in modes))
+    out.append("\n``swtags-brk`` has %s ``brk #0x9xx`` sites in vmlinux.\n\n"
+               % res.get("swtags-brk", {}).get("brk_9xx", "?"))
+    out.append(".. list-table:: Ratios to the kernel without KASAN\n   :header-rows: 1\n\n"
+               "   * - \n     - generic, measured\n     - generic, 2018\n"
+               "     - swtags, measured\n     - swtags, 2018\n")
+    for key, label in (("boot_s", "boot time"), ("tcp_mbit", "TCP throughput"),
+                       ("slab_kb", "Slab")):
+        n = res["none"].get(key)
+        cells = []
+        for m in ("generic", "swtags"):
+            v = res[m].get(key)
+            cells += ["%.2f" % (v / n) if n and v else "--",
+                      "%.2f" % (cover[key][m] / cover[key]["none"])]
+        out.append("   * - %s\n" % label + "".join("     - %s\n" % c for c in cells))
+    svg = os.path.join(REPO, "build", "bench", "ratios.svg")
+    if os.path.exists(svg):
+        write("bench-ratios.svg", open(svg).read())
+        out.append("\n.. image:: bench-ratios.svg\n   :alt: ratios to none, measured and 2018\n")
+    write("bench.rst", "".join(out) + "\n")
+    return True
+
+
 def main():
     src = tree()
     ver = tree_version(src)
@@ -425,6 +473,8 @@ def main():
     write("kasan/index.rst", heading("kasan.rst, 2018 and now") +
           ".. toctree::\n\n   v9\n   v6.1\n   compare\n")
     sources(src)
+    if not bench_page():
+        print("site: no benchmark results yet (run `make bench`)")
     miss = transcripts()
     if miss:
         print("site: %d lab transcript(s) not captured yet (run `make transcripts`): %s"

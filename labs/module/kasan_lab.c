@@ -24,6 +24,7 @@
 #include <linux/gfp.h>
 #include <linux/kasan.h>
 #include <linux/kasan-tags.h>
+#include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/seq_file.h>
@@ -518,6 +519,29 @@ static void lab_ptr_compare(const char *scn)
 	kfree(p);
 }
 
+/*
+ * Not a bug: the slab fast path's cost in this mode (`make bench`).
+ * kmalloc/kfree pairs of mixed sizes, timed with ktime_get_ns().
+ */
+static void lab_slab_bench(const char *scn)
+{
+	static const size_t sizes[] = { 32, 64, 128, 256, 512, 1024 };
+	const unsigned int pairs = 200000;
+	unsigned int i;
+	u64 t0, t1;
+	void *p;
+
+	t0 = ktime_get_ns();
+	for (i = 0; i < pairs; i++) {
+		p = kmalloc(sizes[i % ARRAY_SIZE(sizes)], GFP_KERNEL);
+		HIDE(p);
+		kfree(p);
+	}
+	t1 = ktime_get_ns();
+	pr_info("%s result pairs=%u ns_per_pair=%llu\n", scn, pairs,
+		div_u64(t1 - t0, pairs));
+}
+
 struct lab_scenario {
 	const char *name;
 	void (*fn)(const char *scn);
@@ -538,6 +562,7 @@ static const struct lab_scenario scenarios[] = {
 	{ "collision", lab_collision, "how often a reused slot gets the same tag" },
 	{ "krealloc", lab_krealloc, "shrink and grow with krealloc, stale use" },
 	{ "ptr-compare", lab_ptr_compare, "same memory, different tags, ==" },
+	{ "slab-bench", lab_slab_bench, "benchmark: ns per kmalloc/kfree pair" },
 };
 
 static ssize_t lab_write(struct file *file, const char __user *buf,

@@ -6,9 +6,9 @@
  * It mounts proc, sysfs and debugfs, loads the lab modules from
  * /lib/modules, then does what the kernel command line asks for:
  *
+ *   kt_cat=F,G     print files (e.g. /proc/meminfo) between markers
  *   kt_run=a,b,c   write to /sys/kernel/debug/kasan_lab/<name> for each
  *                  scenario in order ("list" prints the known ones)
- *   kt_cat=F,G     print files (e.g. /proc/meminfo) between markers
  *   kt_exec=PROG   run /PROG (a static program in the initramfs) and wait
  *   kt_shell=1     start /bin/sh (busybox) on the console and wait for it
  *
@@ -204,12 +204,12 @@ int main(int argc, char **argv)
 
 	load_module("/lib/modules/kasan_lab.ko");
 
-	arg = param("kt_run");
-	if (arg)
-		run_items(arg, run_scenario);
 	arg = param("kt_cat");
 	if (arg)
 		run_items(arg, cat_marked);
+	arg = param("kt_run");
+	if (arg)
+		run_items(arg, run_scenario);
 	arg = param("kt_exec");
 	if (arg)
 		run_items(arg, exec_item);

@@ -1,0 +1,42 @@
+"""Lab 4 grader: the trade-off of the series, measured."""
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def check_table(run):
+    path = os.path.join(os.path.dirname(run.paths[0]), "table.json")
+    try:
+        t = json.load(open(path))
+    except (OSError, ValueError):
+        return [("table computed", False, "no %s: %s" % (path, run.host[-300:]))]
+    b = t["bugs"]
+
+    def caught(name, mode):
+        return bool(b.get(name, {}).get(mode))
+    res = [("oob-in-granule: generic only", caught("oob-in-granule", "generic")
+            and not caught("oob-in-granule", "swtags"), str(b.get("oob-in-granule"))),
+           ("uaf-realloc: tags only", caught("uaf-realloc", "swtags")
+            and not caught("uaf-realloc", "generic"), str(b.get("uaf-realloc"))),
+           ("double-free and invalid-free: both modes",
+            all(caught(n, m) for n in ("double-free", "invalid-free")
+                for m in ("swtags", "generic")), "")]
+    col = t["collision"]
+    if "1" in col:
+        k, n = col["1"]
+        import scenarios
+        lo, hi = scenarios.binomial_bounds(n, 1 / 127)
+        res.append(("tag collisions, one draw apart: within the binomial band of 1/127",
+                    lo <= k <= hi, "%d of %d, band [%d, %d]" % (k, n, lo, hi)))
+    mem = t["memory"]
+    for m, expect in (("generic", 8), ("swtags", 16)):
+        frac = (mem.get(m) or {}).get("shadow_fraction")
+        res.append(("%s shadow is 1/%d of RAM (within 10%%)" % (m, expect),
+                    frac is not None and abs(frac * expect - 1) < 0.10,
+                    "measured 1/%.1f" % (1 / frac) if frac else "no Memory: line"))
+    sl = {m: (mem.get(m) or {}).get("slab") for m in ("none", "generic", "swtags")}
+    res.append(("Slab after boot: generic grows it more than swtags",
+                None not in sl.values() and sl["generic"] - sl["none"] > sl["swtags"] - sl["none"],
+                str(sl)))
+    return res

@@ -1,0 +1,97 @@
+#!/usr/bin/python3
+"""Lab 4's table, computed from three serial logs: which bugs each mode
+catches, the tag-collision rate, and the memory KASAN reserves.
+
+    table.py SWTAGS.log GENERIC.log NONE.log
+"""
+import json
+import os
+import re
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path[:0] = [os.path.join(REPO, "labs"), os.path.join(REPO, "gdb-scripts")]
+import scenarios  # noqa: E402
+from kasan import report  # noqa: E402
+
+BUGS = ["oob-right", "oob-in-granule", "uaf", "uaf-realloc", "double-free", "invalid-free"]
+MEM = re.compile(r"Memory: (\d+)K/(\d+)K available \((\d+)K kernel code, (\d+)K rwdata, "
+                 r"(\d+)K rodata, (\d+)K init, (\d+)K bss, (\d+)K reserved")
+
+
+def memory(text):
+    m = MEM.search(text)
+    if not m:
+        return None
+    v = [int(x) for x in m.groups()]
+    slab = re.search(r"\nSlab:\s+(\d+) kB", text)
+    # KASAN's stack depot also takes a boot-time hash table (memblock)
+    depot = re.search(r"stackdepot hash table entries: \d+ \(order: \d+, (\d+) bytes", text)
+    return {"ram": v[1], "reserved": v[7], "image": sum(v[2:7]),
+            "depot": int(depot.group(1)) // 1024 if depot else 0,
+            "slab": int(slab.group(1)) if slab else None}
+
+
+def caught(text, name):
+    seg = scenarios.segments(text).get(name)
+    if seg is None:
+        return None
+    return [r["bug_type"] for r in report.parse_reports("\n".join(seg))]
+
+
+def main(sw, gen, none):
+    logs = {m: open(p, errors="replace").read() for m, p in
+            (("swtags", sw), ("generic", gen), ("none", none))}
+    out = {"bugs": {}, "memory": {}, "collision": {}}
+    print("%-16s %-22s %-22s" % ("scenario", "swtags", "generic"))
+    for b in BUGS:
+        row = {m: caught(logs[m], b) for m in ("swtags", "generic")}
+        out["bugs"][b] = row
+        print("%-16s %-22s %-22s" % (b, *[", ".join(row[m]) if row[m] else
+                                          ("not run" if row[m] is None else "MISSED")
+                                          for m in ("swtags", "generic")]))
+    ev = scenarios.events(scenarios.segments(logs["swtags"]).get("collision", []), "collision")
+    for e, kv in ev:
+        if e == "result" and "gap" in kv:
+            g = int(kv["gap"])
+            out["collision"][g] = (int(kv["same_tag"]), int(kv["same_slot"]))
+    print()
+    for g, (k, n) in sorted(out["collision"].items()):
+        lo, hi = scenarios.binomial_bounds(n, 1 / 127)
+        print("collision, %d allocation(s) between free and reuse: %d of %d reuses kept the "
+              "tag (1 in %s)%s" % (g, k, n, "%.0f" % (n / k) if k else "never",
+                                   "" if g == 0 else "; 5-sigma band for 1/127: [%d, %d]"
+                                   % (lo, hi)))
+    print()
+    mem = {m: memory(t) for m, t in logs.items()}
+    out["memory"] = mem
+    base = mem["none"]
+    print("%-10s %10s %12s %10s %14s %10s" % ("kernel", "RAM kB", "reserved kB", "image kB",
+                                              "stackdepot kB", "Slab kB"))
+    for m in ("none", "generic", "swtags"):
+        x = mem[m]
+        if x:
+            print("%-10s %10d %12d %10d %14d %10s" % (m, x["ram"], x["reserved"], x["image"],
+                                                      x["depot"], x["slab"]))
+    print("(reserved = memory the kernel keeps at boot: its image, page tables, the KASAN "
+          "shadow, the stack depot's hash table ...)")
+
+    def rest(x):
+        return x["reserved"] - x["image"] - x["depot"]
+    for m, expect in (("generic", 8), ("swtags", 16)):
+        x = mem[m]
+        if x and base:
+            extra = rest(x) - rest(base)
+            out["memory"][m]["shadow_fraction"] = extra / x["ram"]
+            print("%s reserves %d kB more than none beyond its image and stack depot: 1/%.1f "
+                  "of RAM (shadow of the linear map: 1/%d)" % (m, extra, x["ram"] / extra,
+                                                               expect))
+    with open(os.path.join(REPO, "build", "grade", "04-generic-vs-tags", "table.json"), "w") as f:
+        json.dump(out, f)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4:
+        sys.exit("usage: table.py SWTAGS.log GENERIC.log NONE.log")
+    main(*sys.argv[1:])
