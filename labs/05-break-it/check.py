@@ -1,0 +1,44 @@
+"""Lab 5 grader: every experiment's outcome, as recorded in steps.toml.
+
+One check_step() for all experiments: the expectations are data (regular
+expressions the serial log or gdb transcript must or must not contain, the
+KUnit cases that must fail, the KASAN reports each scenario must give).
+The grader also boots the unpatched kernel with the same command line
+(`control`) and requires that it does NOT satisfy them.
+"""
+import re
+
+import ktap
+import scenarios
+from kasan import report
+
+
+def check_step(run, step):
+    res = []
+    for pat in step.get("serial_expect", []):
+        res.append(("serial log shows /%s/" % pat, re.search(pat, run.serial, re.M) is not None,
+                    "not found"))
+    for pat in step.get("serial_absent", []):
+        res.append(("serial log has no /%s/" % pat, re.search(pat, run.serial, re.M) is None,
+                    "found"))
+    for pat in step.get("gdb_expect", []):
+        res.append(("gdb shows /%s/" % pat, re.search(pat, run.gdb, re.M) is not None,
+                    "not found"))
+    if "kunit_fail" in step:
+        # Cases that must fail; kunit_may_fail: cases whose outcome depends on
+        # what happens to lie next to the test's object (recorded, tolerated).
+        s = ktap.parse(run.serial).get("kasan")
+        got = set(c.name for c in s.failed()) if s else None
+        must, may = set(step["kunit_fail"]), set(step.get("kunit_may_fail", []))
+        res.append(("KUnit kasan: %s fail%s" % (", ".join(sorted(must)), (
+            " (tolerated: %s)" % ", ".join(sorted(may))) if may else ""),
+            got is not None and must <= got <= must | may,
+            "failed: %s" % (sorted(got) if got is not None else "no kasan suite")))
+    segs = scenarios.segments(run.serial)
+    for name, want in step.get("scenarios", {}).items():
+        seg = segs.get(name)
+        got = None if seg is None else [
+            "%s %s" % (r["bug_type"], r["access"]) for r in report.parse_reports("\n".join(seg))]
+        res.append(("scenario %s: %s" % (name, ", ".join(want) or "no report"), got == want,
+                    "got %s" % got))
+    return res
