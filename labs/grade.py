@@ -35,6 +35,18 @@ TRANSCRIPTS = os.path.join(REPO, "build", "transcripts")
 GRADE = os.path.join(REPO, "build", "grade")
 
 
+def gdb_sections(text):
+    """{name: [lines]} of a gdb transcript split at `echo KT-GDB name` marks."""
+    out, cur = {}, None
+    for line in text.splitlines():
+        if line.startswith("KT-GDB "):
+            cur = line[7:].strip()
+            out[cur] = []
+        elif cur:
+            out[cur].append(line)
+    return out
+
+
 class Run:
     """What one step produced: serial log, gdb transcript, host output."""
 
@@ -44,15 +56,7 @@ class Run:
         self.paths = []
 
     def sections(self):
-        """{name: [lines]} of the gdb transcript split at `echo KT-GDB name`."""
-        out, cur = {}, None
-        for line in self.gdb.splitlines():
-            if line.startswith("KT-GDB "):
-                cur = line[7:].strip()
-                out[cur] = []
-            elif cur:
-                out[cur].append(line)
-        return out
+        return gdb_sections(self.gdb)
 
     def lab_serial(self, step):
         """Path of the serial log another step of this lab saved."""

@@ -101,21 +101,10 @@ def check_variant(variant, mode):
         record("scenario %s on %s" % (name, variant), not errs, "; ".join(errs))
 
 
-def gdb_sections(text):
-    """{name: [lines]} of a gdb transcript split at `echo KT-GDB name` marks."""
-    out, cur = {}, None
-    for line in text.splitlines():
-        if line.startswith("KT-GDB "):
-            cur = line[7:].strip()
-            out[cur] = []
-        elif cur:
-            out[cur].append(line)
-    return out
-
-
 def check_gdb_live():
     """kasan-tag/-shadow/-report in a live VM agree with the report it printed."""
     from kasan import report as kreport
+    from grade import gdb_sections
     bdir = kt.build_kernel("swtags")
     os.makedirs(OUT, exist_ok=True)
     log = os.path.join(OUT, "gdb-live.log")

@@ -67,3 +67,16 @@ def test_cache_root_override(monkeypatch, tmp_path):
     monkeypatch.delenv("KASAN_TAGS_CACHE")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert kt.cache_root() == os.path.join(str(tmp_path), "kasan-tags")
+
+
+def test_missing_include_named(configs):
+    (configs / "y.config").write_text("# kt-include: nope.config\n")
+    with pytest.raises(kt.KtError, match="includes missing nope.config"):
+        kt.resolve_variant("y")
+
+
+def test_every_variant_resolves():
+    for v in kt.variants():
+        frags, patches = kt.resolve_variant(v)
+        assert os.path.basename(frags[0]) == "base.config"
+        assert all(os.path.exists(p) for p in patches)

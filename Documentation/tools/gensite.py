@@ -191,15 +191,20 @@ def page_missing(row, spec, cover, src, ver, labs):
     return "".join(out)
 
 
-def labs_index():
-    """{patch number: [lab docnames]} from each lab's `.. kt-patches:` comment."""
-    out = {}
+def lab_pages():
+    """(lab folder, text of its index.rst) for every lab."""
     labs = os.path.join(REPO, "labs")
     for d in sorted(os.listdir(labs)):
         idx = os.path.join(labs, d, "index.rst")
-        if not os.path.exists(idx):
-            continue
-        m = re.search(r"^\.\. kt-patches: ([\d ,]+)$", open(idx).read(), re.M)
+        if os.path.exists(idx):
+            yield d, open(idx).read()
+
+
+def labs_index():
+    """{patch number: [lab docnames]} from each lab's `.. kt-patches:` comment."""
+    out = {}
+    for d, text in lab_pages():
+        m = re.search(r"^\.\. kt-patches: ([\d ,]+)$", text, re.M)
         for n in re.findall(r"\d+", m.group(1)) if m else []:
             out.setdefault(int(n), []).append("/labs/%s/index" % d)
     return out
@@ -341,13 +346,9 @@ def page_kasan_compare(p19, text61, ver):
 def transcripts():
     """Snippets for every transcript a lab page asks for; report missing ones."""
     missing = []
-    labs = os.path.join(REPO, "labs")
-    for d in sorted(os.listdir(labs)):
-        idx = os.path.join(labs, d, "index.rst")
-        if not os.path.exists(idx):
-            continue
+    for d, text in lab_pages():
         for step in re.findall(r"^\s*\.\. include:: /build/gen/transcripts/%s/([\w.-]+)\.rst$"
-                               % re.escape(d), open(idx).read(), re.M):
+                               % re.escape(d), text, re.M):
             src = os.path.join(TRANSCRIPTS, d, step + ".txt")
             if os.path.exists(src):
                 text = open(src, errors="replace").read().rstrip("\n").split("\n")
@@ -369,12 +370,8 @@ def transcripts():
 def sources(src):
     """labs/*/index.rst `.. kt-source: file:first-line-text, ...` -> a table of
     file:line in the installed tree (so line numbers follow the tree)."""
-    labs = os.path.join(REPO, "labs")
-    for d in sorted(os.listdir(labs)):
-        idx = os.path.join(labs, d, "index.rst")
-        if not os.path.exists(idx):
-            continue
-        m = re.search(r"^\.\. kt-source: (.*)$", open(idx).read(), re.M)
+    for d, text in lab_pages():
+        m = re.search(r"^\.\. kt-source: (.*)$", text, re.M)
         if not m:
             continue
         out = [".. list-table::\n   :header-rows: 1\n   :class: kt-sources\n\n"
