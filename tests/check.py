@@ -11,6 +11,7 @@ are kept under build/check/.
 
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -164,6 +165,69 @@ def check_shell():
            "%s; log %s" % (b.status, log), time.time() - t0, () if ok else b.tail(15).splitlines())
 
 
+def _gone(pid):
+    """True when pid no longer runs (gone, or a zombie awaiting its reaper)."""
+    try:
+        with open("/proc/%d/status" % pid) as f:
+            return "\nState:\tZ" in f.read()
+    except OSError:
+        return True
+
+
+def _wait_for(pred, seconds):
+    end = time.time() + seconds
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def _pids(pattern):
+    p = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
+    return [int(x) for x in p.stdout.split()]
+
+
+def check_cleanup():
+    """No orphan QEMU when the runner or gdb is killed; a hang ends at its timeout."""
+    import threading
+    bdir = kt.build_kernel("swtags")
+    # 1. the runner killed with SIGKILL: its QEMU dies with it (PDEATHSIG)
+    t0 = time.time()
+    log = os.path.join(OUT, "cleanup-kill.log")
+    runner = subprocess.Popen([PY, os.path.join(REPO, "vm", "kt.py"), "boot", "--quiet",
+                               "--timeout", "120", "--log", log],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    found = _wait_for(lambda: _pids("qemu-system-aarch64.*" + re.escape(bdir)), 60)
+    qemu = _pids("qemu-system-aarch64.*" + re.escape(bdir))
+    runner.kill()
+    runner.wait()
+    ok = found and _wait_for(lambda: all(_gone(q) for q in qemu), 5)
+    record("cleanup: killing the runner kills its QEMU", ok, "qemu %s" % qemu, time.time() - t0)
+    # 2. a VM that never runs (halted for a gdb that never comes) hits its timeout
+    t0 = time.time()
+    b = kt.boot(bdir, "", 5, os.path.join(OUT, "cleanup-hang.log"), gdb_port=kt.free_port())
+    record("cleanup: a hung boot is killed at its timeout", b.status == "timeout"
+           and time.time() - t0 < 30, b.status, time.time() - t0)
+    # 3. gdb killed mid-session: the halted VM is stopped at once
+    t0 = time.time()
+    gfile = os.path.join(OUT, "cleanup-gdb-sleeps.gdb")
+    with open(gfile, "w") as f:
+        f.write("break start_kernel\ncontinue\nshell sleep 300\n")
+    res = {}
+    th = threading.Thread(target=lambda: res.update(r=kt.boot_gdb(
+        bdir, gfile, "", 200, os.path.join(OUT, "cleanup-gdb.log"))))
+    th.start()
+    gdbs = []
+    _wait_for(lambda: gdbs.extend(_pids("gdb-multiarch.*" + re.escape(gfile))) or gdbs, 60)
+    time.sleep(1)
+    for g in gdbs:
+        os.kill(g, signal.SIGKILL)
+    th.join(60)
+    ok = bool(gdbs) and not th.is_alive() and time.time() - t0 < 60
+    record("cleanup: killing gdb stops its VM", ok, "gdb %s" % gdbs, time.time() - t0)
+
+
 def check_site():
     import site_check
     t0 = time.time()
@@ -213,6 +277,7 @@ def main():
     check_variant("none", None)
     check_gdb_live()
     check_shell()
+    check_cleanup()
     check_grade()
     check_site()
     npass = sum(results)

@@ -498,9 +498,17 @@ for _s in (signal.SIGTERM, signal.SIGHUP):
     signal.signal(_s, _on_signal)
 
 
+def _die_with_parent():
+    """In the child: get SIGKILL when the parent dies, even by SIGKILL."""
+    import ctypes
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
 def spawn(cmd, **kw):
-    """Start a child in its own process group; it is killed when we exit."""
-    p = subprocess.Popen(cmd, start_new_session=True, **kw)
+    """Start a child in its own process group; it is killed when we exit
+    (atexit, SIGTERM/SIGHUP handlers, and PR_SET_PDEATHSIG for SIGKILL)."""
+    p = subprocess.Popen(cmd, start_new_session=True, preexec_fn=_die_with_parent, **kw)
     _children.append(p)
     return p
 
@@ -648,6 +656,11 @@ def boot_gdb(bdir, gdb_file, cmdline="", timeout=300, log_path=None):
     port = free_port()
     log_path = log_path or os.path.join(bdir, "kt", "gdb-boot.log")
     out = {"text": b""}
+    qemu = {}
+
+    def start(q):
+        qemu["q"] = q
+        th.start()
 
     def run_gdb():
         if not wait_port(port, time.time() + 20):
@@ -655,14 +668,37 @@ def boot_gdb(bdir, gdb_file, cmdline="", timeout=300, log_path=None):
             return
         g = spawn(gdb_cmd(bdir, port, [gdb_file]), stdin=subprocess.DEVNULL,
                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        chunks = []
+        reader = threading.Thread(target=lambda: chunks.append(g.stdout.read()), daemon=True)
+        reader.start()
+        # Wait for gdb itself without reaping it, so that its process group
+        # can be killed safely: children of gdb (`shell ...`) must not
+        # outlive it and keep the pipe open.
+        deadline, timed_out = time.time() + timeout, False
+        while os.waitid(os.P_PID, g.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+            if time.time() > deadline:
+                timed_out = True
+                break
+            time.sleep(0.1)
         try:
-            out["text"] = g.communicate(timeout=timeout)[0]
-        except subprocess.TimeoutExpired:
-            reap(g)
-            out["text"] = b"kt: gdb timed out after %ds\n" % timeout
+            os.killpg(g.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        g.wait()
+        _children.remove(g)
+        reader.join(5)
+        out["text"] = b"".join(chunks)
+        if timed_out:
+            out["text"] += b"kt: gdb timed out after %ds\n" % timeout
+        if g.returncode:
+            # gdb failed or was killed: the VM may sit halted at a breakpoint
+            # forever, so stop it now rather than at the boot timeout.
+            out["text"] += b"\nkt: gdb exited with status %d; QEMU stopped\n" % (
+                g.returncode & 0xff)
+            reap(qemu["q"])
     th = threading.Thread(target=run_gdb, daemon=True)
     b = boot(bdir, cmdline, timeout=timeout, log_path=log_path, gdb_port=port,
-             on_start=lambda q: th.start())
+             on_start=start)
     th.join(timeout)
     text = out["text"].decode(errors="replace")
     with open(os.path.splitext(log_path)[0] + ".gdb.txt", "w") as f:
@@ -728,7 +764,7 @@ def cmd_boot(a):
     cmdline = " ".join(x for x in (a.cmdline, scenario_cmdline(a.run)) if x)
     if a.gdb:
         port = free_port()
-        full = (BASE_CMDLINE + " " + cmdline).strip()
+        full = (BASE_CMDLINE + (" kt_shell=1 " if a.shell else " ") + cmdline).strip()
         cmd = qemu_cmd(bdir, build_initramfs(bdir, shell=a.shell), full, gdb_port=port,
                        interactive=True)
         with open(port_file(a.variant), "w") as f:
