@@ -164,9 +164,7 @@ def run_step(lab, step, runs, variant=None, transcript=True):
     else:
         b = kt.boot(bdir, cmdline, timeout, serial)
         run.serial, run.status, run.paths = b.text, b.status, [serial]
-        shown = ["$ make run VARIANT=%s SCENARIO=%s" % (
-            variant, re.search(r"kt_run=(\S+)", cmdline).group(1))
-                 if "kt_run=" in cmdline else "$ make boot VARIANT=%s" % variant]
+        shown = ["$ make boot VARIANT=%s CMDLINE=%s" % (variant, shlex.quote(cmdline))]
         body = b.text
     if "filter" in step:
         pat = re.compile(step["filter"])
