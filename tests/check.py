@@ -84,7 +84,9 @@ def check_variant(variant, mode):
         record("kernel %s builds" % variant, False, str(bdir), secs)
         return
     record("kernel %s builds (or is reused)" % variant, True, bdir, secs)
-    names = list(scenarios.load_expected())
+    # Without KASAN the scenarios' bugs are real (a double free corrupts
+    # the slab): `none` only boots and shows it has no kasan suite.
+    names = list(scenarios.load_expected()) if mode else []
     os.makedirs(OUT, exist_ok=True)
     log = os.path.join(OUT, "%s.log" % variant)
     b, secs = timed(kt.boot, bdir, kt.scenario_cmdline(",".join(names)), 300, log)

@@ -26,6 +26,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -652,7 +653,6 @@ def boot_gdb(bdir, gdb_file, cmdline="", timeout=300, log_path=None):
     Returns (Boot, gdb transcript).  When gdb ends it detaches and the VM
     runs on to the end marker; both have the same timeout and both are
     killed by PID whatever happens."""
-    import threading
     port = free_port()
     log_path = log_path or os.path.join(bdir, "kt", "gdb-boot.log")
     out = {"text": b""}
