@@ -6,7 +6,7 @@ import sys
 import pytest
 
 REPO = os.path.dirname(os.path.abspath(__file__))
-for d in ("vm", "labs", "gdb-scripts"):
+for d in ("vm", "labs", "gdb-scripts", "tests"):
     sys.path.insert(0, os.path.join(REPO, d))
 FIXTURES = os.path.join(REPO, "gdb-scripts", "tests", "fixtures")
 

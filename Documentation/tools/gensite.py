@@ -424,6 +424,28 @@ def bench_page():
             cells += ["%.2f" % (v / n) if n and v else "--",
                       "%.2f" % (cover[key][m] / cover[key]["none"])]
         out.append("   * - %s\n" % label + "".join("     - %s\n" % c for c in cells))
+    # Deviations, stated from the numbers (computed, not written by hand).
+    out.append("\n**Against 2018**, from the table above:\n\n")
+    for key, label in (("boot_s", "boot time"), ("tcp_mbit", "TCP throughput"),
+                       ("slab_kb", "slab after boot")):
+        n = res["none"].get(key)
+        for m in ("generic", "swtags"):
+            v = res[m].get(key)
+            if not (n and v):
+                continue
+            got, then = v / n, cover[key][m] / cover[key]["none"]
+            out.append("* %s, %s: %.2f times the kernel without KASAN here, %.2f in 2018 "
+                       "(%s).\n" % (label, m, got, then, "about the same" if abs(got / then - 1)
+                                    < 0.15 else "larger here" if got > then else "smaller here"))
+    g, t = res["generic"], res["swtags"]
+    if g.get("slab_kb") and t.get("slab_kb") and res["none"].get("slab_kb"):
+        out.append("* the slab overhead of tag-based mode is %.0f%% of generic mode's "
+                   "(2018: %.0f%%).\n" % (
+                       100 * (t["slab_kb"] - res["none"]["slab_kb"]) /
+                       max(1, g["slab_kb"] - res["none"]["slab_kb"]),
+                       100 * (cover["slab_kb"]["swtags"] - cover["slab_kb"]["none"]) /
+                       (cover["slab_kb"]["generic"] - cover["slab_kb"]["none"])))
+    out.append("\n")
     svg = os.path.join(REPO, "build", "bench", "ratios.svg")
     if os.path.exists(svg):
         write("bench-ratios.svg", open(svg).read())
