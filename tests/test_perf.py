@@ -11,7 +11,7 @@ def test_measure_real_boot(swtags_log):
 
 def test_measure_bench_lines():
     text = ("[    1.5] Run /init as init process\nSlab:               2392 kB\n"
-            "KT-TCPBENCH bytes=10 seconds=10.000 mbit_per_s=123\n"
+            "KT-TCPBENCH bytes=10 ms=10000 mbit_per_s=123\n"
             "[ 2.0] kasan_lab: slab-bench result pairs=200000 ns_per_pair=456\n")
     m = perf.measure(text)
     assert (m["boot_s"], m["slab_kb"], m["tcp_mbit"], m["ns_per_pair"]) == (1.5, 2392, 123, 456)
