@@ -324,15 +324,27 @@ def page_kasan_compare(p19, text61, ver):
                "mentions tags, and whether it is still in the %s ``kasan.rst`` word for "
                "word (whitespace-normalised). Computed by ``make site``.\n\n" % ver)
     out.append(".. list-table::\n   :header-rows: 1\n   :class: kt-compare\n\n"
-               "   * - v9 paragraph\n     - in %s\n" % ver)
+               "   * - v9 paragraph\n     - word for word in %s\n"
+               "     - most similar %s paragraph (similarity)\n" % (ver, ver))
+    later = [" ".join(x.strip() for x in p) for p in paragraphs(text61.splitlines())]
     for para in paragraphs(known):
         t = " ".join(x.strip() for x in para)
         if "tag" not in t.lower():
             continue
         alive = patchlib.normalise(t) in pool
-        short = t if len(t) < 300 else t[:297] + "..."
-        out.append("   * - ``%s``\n     - %s\n" % (short.replace("`", "'"),
-                                                    "yes" if alive else "**no**"))
+        best, score = "", 0.0
+        for cand in later:
+            m = difflib.SequenceMatcher(None, t, cand)
+            if m.real_quick_ratio() > score and m.quick_ratio() > score:
+                r = m.ratio()
+                if r > score:
+                    best, score = cand, r
+
+        def short(x):
+            x = x.replace("`", "'")
+            return x if len(x) < 240 else x[:237] + "..."
+        out.append("   * - ``%s``\n     - %s\n     - ``%s`` (%d%%)\n" % (
+            short(t), "yes" if alive else "**no**", short(best), round(100 * score)))
     out.append("\n" + heading("Full diff: v9 stretches vs %s" % ver, "-"))
     out.append("A unified diff from the known v9 text (gaps omitted) to the %s file.\n\n" % ver)
     diff = list(difflib.unified_diff(known, text61.splitlines(), "kasan.rst (v9, patch 19)",
