@@ -97,6 +97,7 @@ def expand(text, bdirs, runs, lab=""):
         if kind == "bdir":
             return bdirs(arg)
         if kind == "moddir":
+            kt.build_module(bdirs(arg))  # kbuild: a no-op when up to date
             return module_dir(bdirs(arg))
         if kind == "serial":
             if arg in runs:
@@ -128,8 +129,6 @@ def run_step(lab, step, runs, variant=None, transcript=True):
     def bdirs(v):
         if v not in built:
             built[v] = kt.build_kernel(v)
-            if v == variant:
-                kt.build_initramfs(built[v])
         return built[v]
     bdir = bdirs(variant)
     run = Run(lab, step["name"], bdir)
