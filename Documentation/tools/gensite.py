@@ -422,6 +422,18 @@ def bench_page():
         out.append("   * - %s\n" % label + "".join(
             "     - %s\n" % (res[m].get(key) if res[m].get(key) is not None else "--")
             for m in modes))
+    sys.path.insert(0, os.path.join(REPO, "tests"))
+    import perf
+
+    def mem(m):
+        r = res[m]
+        return {"reserved": r.get("reserved_kb") or 0, "image": r.get("image_kb") or 0,
+                "depot": r.get("depot_kb") or 0}
+    out.append("   * - shadow (reserved beyond none's, minus image and stack depot), "
+               "share of RAM\n     - --\n" + "".join(
+                   "     - 1/%.1f\n" % (res[m]["ram_kb"] / perf.shadow_kb(mem(m), mem("none")))
+                   if res[m].get("ram_kb") and perf.shadow_kb(mem(m), mem("none")) > 0
+                   else "     - --\n" for m in modes[1:]))
     out.append("\n``swtags-brk`` has %s ``brk #0x9xx`` sites in vmlinux.\n\n"
                % res.get("swtags-brk", {}).get("brk_9xx", "?"))
     out.append(".. list-table:: Ratios to the kernel without KASAN\n   :header-rows: 1\n\n"
@@ -451,7 +463,7 @@ def bench_page():
                                     < 0.15 else "larger here" if got > then else "smaller here"))
     g, t = res["generic"], res["swtags"]
     if g.get("slab_kb") and t.get("slab_kb") and res["none"].get("slab_kb"):
-        out.append("* the slab overhead of tag-based mode is %.0f%% of generic mode's "
+        out.append("* the slab overhead of tag-based mode is %.1f%% of generic mode's "
                    "(2018: %.0f%%).\n" % (
                        100 * (t["slab_kb"] - res["none"]["slab_kb"]) /
                        max(1, g["slab_kb"] - res["none"]["slab_kb"]),
@@ -461,7 +473,7 @@ def bench_page():
     svg = os.path.join(REPO, "build", "bench", "ratios.svg")
     if os.path.exists(svg):
         write("bench-ratios.svg", open(svg).read())
-        out.append("\n.. image:: bench-ratios.svg\n   :alt: ratios to none, measured and 2018\n")
+        out.append("\n.. image:: /build/gen/bench-ratios.svg\n   :alt: ratios to none, measured and 2018\n")
     write("bench.rst", "".join(out) + "\n")
     return True
 

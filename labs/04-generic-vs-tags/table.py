@@ -11,26 +11,18 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path[:0] = [os.path.join(REPO, "labs"), os.path.join(REPO, "gdb-scripts")]
+sys.path[:0] = [os.path.join(REPO, d) for d in ("labs", "gdb-scripts", "tests", "vm")]
+import perf  # noqa: E402
 import scenarios  # noqa: E402
 from kasan import report  # noqa: E402
 
 BUGS = ["oob-right", "oob-in-granule", "uaf", "uaf-realloc", "double-free", "invalid-free"]
-MEM = re.compile(r"Memory: (\d+)K/(\d+)K available \((\d+)K kernel code, (\d+)K rwdata, "
-                 r"(\d+)K rodata, (\d+)K init, (\d+)K bss, (\d+)K reserved")
-
-
 def memory(text):
-    m = MEM.search(text)
-    if not m:
-        return None
-    v = [int(x) for x in m.groups()]
-    slab = re.search(r"\nSlab:\s+(\d+) kB", text)
-    # KASAN's stack depot also takes a boot-time hash table (memblock)
-    depot = re.search(r"stackdepot hash table entries: \d+ \(order: \d+, (\d+) bytes", text)
-    return {"ram": v[1], "reserved": v[7], "image": sum(v[2:7]),
-            "depot": int(depot.group(1)) // 1024 if depot else 0,
-            "slab": int(slab.group(1)) if slab else None}
+    m = perf.memory(text)
+    if m:
+        slab = re.search(r"\nSlab:\s+(\d+) kB", text)
+        m["slab"] = int(slab.group(1)) if slab else None
+    return m
 
 
 def caught(text, name):
@@ -77,12 +69,10 @@ def main(sw, gen, none):
     print("(reserved = memory the kernel keeps at boot: its image, page tables, the KASAN "
           "shadow, the stack depot's hash table ...)")
 
-    def rest(x):
-        return x["reserved"] - x["image"] - x["depot"]
     for m, expect in (("generic", 8), ("swtags", 16)):
         x = mem[m]
         if x and base:
-            extra = rest(x) - rest(base)
+            extra = perf.shadow_kb(x, base)
             out["memory"][m]["shadow_fraction"] = extra / x["ram"]
             print("%s reserves %d kB more than none beyond its image and stack depot: 1/%.1f "
                   "of RAM (shadow of the linear map: 1/%d)" % (m, extra, x["ram"] / extra,
