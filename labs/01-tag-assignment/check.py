@@ -17,7 +17,7 @@ def check_slab(run):
     tag = returned_tag(s.get("random-tag", []))
     ptr = None
     for ln in s.get("kmalloc-return", []):
-        m = re.search(r"Value returned is \$\d+ = \(void \*\) 0x([0-9a-f]{16})", ln)
+        m = re.search(r"Value returned is \$\d+ = \(void \*\) 0x([0-9a-f]{1,16})", ln)
         if m:
             ptr = int(m.group(1), 16)
     if tag is None or ptr is None:
