@@ -163,7 +163,7 @@ class Lock:
         self.f.close()
 
 
-def run(cmd, cwd=None, quiet=False, logfile=None):
+def run(cmd, cwd=None, logfile=None):
     """Run a build step; on failure show the tail of its output."""
     if logfile:
         with open(logfile, "ab") as lf:
@@ -177,7 +177,7 @@ def run(cmd, cwd=None, quiet=False, logfile=None):
             raise KtError("`%s` failed (exit %d); full log: %s"
                           % (" ".join(cmd[:4]), p.returncode, logfile))
         return
-    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL if quiet else None)
+    p = subprocess.run(cmd, cwd=cwd)
     if p.returncode:
         raise KtError("`%s` failed (exit %d)" % (" ".join(cmd), p.returncode))
 
