@@ -1,20 +1,28 @@
 # kasan-tags: arm64 software tag-based KASAN, built, booted and explored.
 #
 #   make            deps + kernel + lab transcripts + site (the main job)
-#   make check      every test (KUnit gate, lab scenarios, gdb, labs, site)
+#   make check      every test (lint, KUnit gate, lab scenarios, gdb, labs, site)
 #
-# The logic lives in vm/, labs/, gdb-scripts/; this file only names jobs.
+# The logic lives in vm/, labs/, gdb-scripts/, bench/; this file only names
+# jobs.  The import root is set here, once: the checkout (packages vm, labs,
+# bench, tests, Documentation.tools) and gdb-scripts/ (package kasan).
 
 PY      := /usr/bin/python3
-KT      := $(PY) vm/kt.py
+export PYTHONPATH := $(CURDIR):$(CURDIR)/gdb-scripts
+KT      := $(PY) -m vm
 VARIANT ?= swtags
 export VARIANT
 CMDLINE ?=
 SCENARIO ?=
 N ?=
 
+# What `make lint` reads: every Python file and shell script of the checkout.
+SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode labs/02-brk-dispatch/count-checks.sh
+TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py \
+	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py bench/table.py
+
 .PHONY: all deps doctor kernel boot run shell qemu-gdb gdb lab grade \
-	transcripts site check test-tools bench bench-setup fixtures clean
+	transcripts site check lint bench bench-setup fixtures clean
 
 all: deps kernel transcripts site
 
@@ -39,37 +47,43 @@ shell:
 qemu-gdb:
 	@$(KT) boot --gdb --cmdline "$(CMDLINE)"
 
-bench-setup:
-	@$(PY) tests/bench.py
-
 gdb:
 	@$(KT) gdb
 
 check:
-	@$(PY) tests/check.py
+	@$(PY) -m tests.check
+
+# flake8 and shellcheck clean, mypy on the typed leaf modules (TYPED).
+lint:
+	@flake8 && echo "lint: flake8 clean"
+	@shellcheck $(SHELL_SCRIPTS) && echo "lint: shellcheck clean ($(words $(SHELL_SCRIPTS)) scripts)"
+	@mypy --no-error-summary --disallow-untyped-defs $(TYPED) && echo "lint: mypy clean ($(words $(TYPED)) modules)"
 
 clean:
 	rm -rf build
 
 fixtures:
-	@$(PY) tests/fixtures.py
+	@$(PY) -m tests.fixtures
 
 # Labs: `make lab N=1 [STEP=slab]` interactive; `make grade [N=2]` graded.
 lab:
-	@$(PY) labs/grade.py --interactive $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP))
+	@$(PY) -m labs.grade --interactive $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP))
 
 grade:
-	@$(PY) labs/grade.py $(if $(N),-n $(N))
+	@$(PY) -m labs.grade $(if $(N),-n $(N))
 
 # The captured outputs the lab pages include are the grading runs' outputs.
 transcripts:
-	@$(PY) labs/grade.py || echo "transcripts: some lab checks failed (see above); pages show what was captured"
+	@$(PY) -m labs.grade || echo "transcripts: some lab checks failed (see above); pages show what was captured"
 
 site:
-	@$(PY) Documentation/tools/gensite.py
+	@$(PY) -m Documentation.tools.gensite
 	@/usr/bin/sphinx-build -q -W --keep-going -b html . build/site
 	@echo "site: build/site/index.html"
 
 # Benchmarks print measured figures; they are not tests.
 bench:
-	@$(PY) tests/perf.py
+	@$(PY) -m bench.kasan_modes
+
+bench-setup:
+	@$(PY) -m bench.pipeline_times

@@ -1,13 +1,11 @@
 """pytest fixtures shared by tests/ and gdb-scripts/tests/: real serial logs."""
 import lzma
 import os
-import sys
 
 import pytest
 
+# The import path is pyproject.toml's `pythonpath` (the checkout, gdb-scripts).
 REPO = os.path.dirname(os.path.abspath(__file__))
-for d in ("vm", "labs", "gdb-scripts", "tests"):
-    sys.path.insert(0, os.path.join(REPO, d))
 FIXTURES = os.path.join(REPO, "gdb-scripts", "tests", "fixtures")
 
 

@@ -9,21 +9,60 @@ of each scenario, and compare with the expectations kept as data.
 import math
 import os
 import re
-import sys
 import tomllib
 
+from kasan import report as kreport
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gdb-scripts"))
-from kasan import report as kreport  # noqa: E402
 
 EXPECTED = os.path.join(HERE, "module", "expected.toml")
 LAB_LINE = re.compile(r"kasan_lab: (?P<scn>[\w-]+) (?P<event>[\w-]+)(?P<rest>.*)$")
 KV = re.compile(r"(\w+)=(\S+)")
 
 
-def load_expected(path=EXPECTED):
+MODULE_C = os.path.join(HERE, "module", "kasan_lab.c")
+EXPECTED_KEYS = {"check", "sw_tags", "generic", "benchmark"}
+MODE_KEYS = {"reports", "results"}
+
+
+def load_expected(path=EXPECTED, benchmarks=False):
+    """{scenario: expectations} of expected.toml; without the benchmarks
+    (`benchmark = true`: timed by `make bench`, not checked)."""
     with open(path, "rb") as f:
-        return tomllib.load(f)
+        exp = tomllib.load(f)
+    return {k: v for k, v in exp.items() if benchmarks or not v.get("benchmark")}
+
+
+def module_scenarios(c_text):
+    """Scenario names in kasan_lab.c's `scenarios[]` table, in order."""
+    m = re.search(r"struct lab_scenario scenarios\[\] = \{(.*?)\n\};", c_text, re.S)
+    return re.findall(r'^\s*\{ "([\w-]+)",', m.group(1), re.M) if m else []
+
+
+def expected_errors(c_path=MODULE_C, toml_path=EXPECTED):
+    """The module's table and expected.toml must name the same scenarios,
+    and every entry must use only known keys and checks."""
+    rel = os.path.relpath(toml_path, os.path.dirname(HERE))
+    names = module_scenarios(open(c_path).read())
+    exp = load_expected(toml_path, benchmarks=True)
+    errs = []
+    if not names:
+        errs.append("%s: no scenarios[] table found" % os.path.relpath(c_path, os.path.dirname(HERE)))
+    for n in names:
+        if n not in exp:
+            errs.append("%s: scenario %r of kasan_lab.c has no entry" % (rel, n))
+    for n, e in exp.items():
+        if n not in names:
+            errs.append("%s: [%s] is not a scenario of kasan_lab.c" % (rel, n))
+        for k in sorted(set(e) - EXPECTED_KEYS):
+            errs.append("%s: [%s] unknown key %r" % (rel, n, k))
+        for mode in ("sw_tags", "generic"):
+            for k in sorted(set(e.get(mode, {})) - MODE_KEYS):
+                errs.append("%s: [%s] unknown key %s.%s" % (rel, n, mode, k))
+        if e.get("check") and e["check"] not in CHECKS:
+            errs.append("%s: [%s] check %r is not one of %s" % (rel, n, e["check"],
+                                                                 ", ".join(CHECKS)))
+    return errs
 
 
 def segments(text):

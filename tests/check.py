@@ -17,11 +17,12 @@ import sys
 import time
 import tomllib
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(REPO, d) for d in ("vm", "labs", "gdb-scripts", "tests")]
-import kt  # noqa: E402
-import ktap  # noqa: E402
-import scenarios  # noqa: E402
+import vm
+from labs import scenarios
+from labs.lab import gdb_sections
+from vm import ktap
+
+REPO = vm.REPO
 
 OUT = os.path.join(REPO, "build", "check")
 PY = "/usr/bin/python3"
@@ -42,7 +43,7 @@ def timed(fn, *a):
     t0 = time.time()
     try:
         return fn(*a), time.time() - t0
-    except kt.KtError as e:
+    except vm.KtError as e:
         return e, time.time() - t0
 
 
@@ -65,7 +66,7 @@ def check_tooling():
 
 def check_checkpatch():
     t0 = time.time()
-    src, _ = kt.pristine_tree()
+    src, _ = vm.pristine_tree()
     files = ["labs/module/kasan_lab.c", "vm/init/init.c", "vm/init/tcpbench.c"]
     p = subprocess.run([os.path.join(src, "scripts/checkpatch.pl"), "--no-tree", "-q",
                         "-f"] + files,
@@ -79,8 +80,8 @@ def check_variant(variant, mode):
     """One boot: the KASAN KUnit suite, then every lab scenario in order."""
     with open(os.path.join(REPO, "vm", "kunit-expected.toml"), "rb") as f:
         exp = tomllib.load(f)[variant]
-    bdir, secs = timed(kt.build_kernel, variant)
-    if isinstance(bdir, kt.KtError):
+    bdir, secs = timed(vm.build_kernel, variant)
+    if isinstance(bdir, vm.KtError):
         record("kernel %s builds" % variant, False, str(bdir), secs)
         return
     record("kernel %s builds (or is reused)" % variant, True, bdir, secs)
@@ -89,11 +90,11 @@ def check_variant(variant, mode):
     names = list(scenarios.load_expected()) if mode else []
     os.makedirs(OUT, exist_ok=True)
     log = os.path.join(OUT, "%s.log" % variant)
-    b, secs = timed(kt.boot, bdir, kt.scenario_cmdline(",".join(names)), 300, log)
-    if isinstance(b, kt.KtError):
+    b, secs = timed(vm.boot, bdir, vm.scenario_cmdline(",".join(names)), 300, log)
+    if isinstance(b, vm.KtError):
         record("boot %s" % variant, False, str(b), secs)
         return
-    record("boot %s reaches %s" % (variant, kt.END_MARK), b.ok,
+    record("boot %s reaches %s" % (variant, vm.END_MARK), b.ok,
            "" if b.ok else "%s; log %s" % (b.status, log), secs,
            () if b.ok else b.tail(30).splitlines())
     ok, lines = ktap.judge(ktap.parse(b.text), exp)
@@ -107,13 +108,12 @@ def check_variant(variant, mode):
 def check_gdb_live():
     """kasan-tag/-shadow/-report in a live VM agree with the report it printed."""
     from kasan import report as kreport
-    from grade import gdb_sections
-    bdir = kt.build_kernel("swtags")
+    bdir = vm.build_kernel("swtags")
     os.makedirs(OUT, exist_ok=True)
     log = os.path.join(OUT, "gdb-live.log")
     t0 = time.time()
-    b, g = kt.boot_gdb(bdir, os.path.join(REPO, "gdb-scripts", "tests", "live.gdb"),
-                       "kunit.enable=0 " + kt.scenario_cmdline("uaf"), 180, log)
+    b, g = vm.boot_gdb(bdir, os.path.join(REPO, "gdb-scripts", "tests", "live.gdb"),
+                       "kunit.enable=0 " + vm.scenario_cmdline("uaf"), 180, log)
     secs = time.time() - t0
     sec = gdb_sections(g)
     reps = kreport.parse_reports(b.text)
@@ -152,63 +152,43 @@ def check_gdb_live():
 
 def check_shell():
     """`make shell`: a busybox prompt in the tagged kernel, then back out."""
-    bdir = kt.build_kernel("swtags")
+    bdir = vm.build_kernel("swtags")
     t0 = time.time()
     try:
-        initrd = kt.build_initramfs(bdir, "shell", shell=True)
-    except kt.KtError as e:
+        initrd = vm.build_initramfs(bdir, "shell", shell=True)
+    except vm.KtError as e:
         record("shell: busybox prompt in the swtags kernel", False, str(e), time.time() - t0)
         return
     log = os.path.join(OUT, "shell.log")
-    b = kt.boot(bdir, "kunit.enable=0 kt_shell=1", 120, log, initrd=initrd,
+    b = vm.boot(bdir, "kunit.enable=0 kt_shell=1", 120, log, initrd=initrd,
                 shell_input="head -1 /proc/meminfo; echo KT-SHELL-$((6*7))\nexit\n")
     ok = b.ok and "MemTotal:" in b.text and "KT-SHELL-42" in b.text
     record("shell: prompt, /proc/meminfo, exit powers off", ok, "" if ok else
            "%s; log %s" % (b.status, log), time.time() - t0, () if ok else b.tail(15).splitlines())
 
 
-def _gone(pid):
-    """True when pid no longer runs (gone, or a zombie awaiting its reaper)."""
-    try:
-        with open("/proc/%d/status" % pid) as f:
-            return "\nState:\tZ" in f.read()
-    except OSError:
-        return True
-
-
-def _wait_for(pred, seconds):
-    end = time.time() + seconds
-    while time.time() < end:
-        if pred():
-            return True
-        time.sleep(0.1)
-    return False
-
-
-def _pids(pattern):
-    p = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
-    return [int(x) for x in p.stdout.split()]
-
-
 def check_cleanup():
     """No orphan QEMU when the runner or gdb is killed; a hang ends at its timeout."""
     import threading
-    bdir = kt.build_kernel("swtags")
+    bdir = vm.build_kernel("swtags")
     # 1. the runner killed with SIGKILL: its QEMU dies with it (PDEATHSIG)
     t0 = time.time()
     log = os.path.join(OUT, "cleanup-kill.log")
-    runner = subprocess.Popen([PY, os.path.join(REPO, "vm", "kt.py"), "boot", "--quiet",
-                               "--timeout", "120", "--log", log],
+    runner = subprocess.Popen([PY, "-m", "vm", "boot", "--quiet",
+                               "--timeout", "120", "--log", log], cwd=REPO,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    found = _wait_for(lambda: _pids("qemu-system-aarch64.*" + re.escape(bdir)), 60)
-    qemu = _pids("qemu-system-aarch64.*" + re.escape(bdir))
+    # The runner's children are its VM (it starts nothing else while booting).
+    found = vm.wait_for(lambda: os.path.exists(log) and vm.descendants(runner.pid), 60)
+    time.sleep(0.5)
+    kids = vm.descendants(runner.pid)
     runner.kill()
     runner.wait()
-    ok = found and _wait_for(lambda: all(_gone(q) for q in qemu), 5)
-    record("cleanup: killing the runner kills its QEMU", ok, "qemu %s" % qemu, time.time() - t0)
+    ok = bool(found and kids) and vm.wait_for(lambda: all(vm.gone(q) for q in kids), 5)
+    record("cleanup: killing the runner kills its QEMU", ok, "children %s" % kids,
+           time.time() - t0)
     # 2. a VM that never runs (halted for a gdb that never comes) hits its timeout
     t0 = time.time()
-    b = kt.boot(bdir, "", 5, os.path.join(OUT, "cleanup-hang.log"), gdb_port=kt.free_port())
+    b = vm.boot(bdir, "", 5, os.path.join(OUT, "cleanup-hang.log"), gdb_port=vm.free_port())
     record("cleanup: a hung boot is killed at its timeout", b.status == "timeout"
            and time.time() - t0 < 30, b.status, time.time() - t0)
     # 3. gdb killed mid-session: the halted VM is stopped at once
@@ -216,12 +196,11 @@ def check_cleanup():
     gfile = os.path.join(OUT, "cleanup-gdb-sleeps.gdb")
     with open(gfile, "w") as f:
         f.write("break start_kernel\ncontinue\nshell sleep 300\n")
-    res = {}
-    th = threading.Thread(target=lambda: res.update(r=kt.boot_gdb(
-        bdir, gfile, "", 200, os.path.join(OUT, "cleanup-gdb.log"))))
+    res, gdbs = {}, []
+    th = threading.Thread(target=lambda: res.update(r=vm.boot_gdb(
+        bdir, gfile, "", 200, os.path.join(OUT, "cleanup-gdb.log"), on_gdb=gdbs.append)))
     th.start()
-    gdbs = []
-    _wait_for(lambda: gdbs.extend(_pids("gdb-multiarch.*" + re.escape(gfile))) or gdbs, 60)
+    vm.wait_for(lambda: gdbs, 60)
     time.sleep(1)
     for g in gdbs:
         os.kill(g, signal.SIGKILL)
@@ -231,7 +210,7 @@ def check_cleanup():
 
 
 def check_site():
-    import site_check
+    from tests import site_check
     t0 = time.time()
     ok, out = site_check.build()
     record("site: make site (sphinx-build -W)", ok, "" if ok else out[-1], time.time() - t0,
@@ -253,7 +232,7 @@ def check_site():
 def check_grade():
     """make grade: every lab's checker (labs 1-3), also producing transcripts."""
     t0 = time.time()
-    p = subprocess.run([PY, os.path.join(REPO, "labs", "grade.py")], cwd=REPO,
+    p = subprocess.run([PY, "-m", "labs.grade"], cwd=REPO,
                        capture_output=True, text=True)
     lines = p.stdout.splitlines()
     for ln in lines:
@@ -266,10 +245,11 @@ def check_grade():
 
 
 def main():
+    vm.install_signal_handlers()
     t0 = time.time()
     try:
-        kt.preflight()
-    except kt.KtError as e:
+        vm.preflight()
+    except vm.KtError as e:
         print("kasan-tags: error: %s" % e)
         return 2
     check_tooling()

@@ -11,10 +11,10 @@ import lzma
 import os
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path[:0] = [os.path.join(REPO, "vm"), os.path.join(REPO, "labs")]
-import kt  # noqa: E402
-import scenarios  # noqa: E402
+import vm
+from labs import scenarios
+
+REPO = vm.REPO
 
 DEST = os.path.join(REPO, "gdb-scripts", "tests", "fixtures")
 
@@ -23,11 +23,11 @@ def main():
     os.makedirs(DEST, exist_ok=True)
     names = ",".join(scenarios.load_expected())
     for variant in ("swtags", "generic"):
-        bdir = kt.build_kernel(variant)
-        b = kt.boot(bdir, kt.scenario_cmdline(names), 300)
+        bdir = vm.build_kernel(variant)
+        b = vm.boot(bdir, vm.scenario_cmdline(names), 300)
         if not b.ok:
             print(b.tail())
-            raise kt.KtError("%s boot failed (%s)" % (variant, b.status))
+            raise vm.KtError("%s boot failed (%s)" % (variant, b.status))
         # Drop the "# kt boot:" header line: it names this machine's paths.
         text = b.text.split("\n", 1)[1]
         out = os.path.join(DEST, "%s.log.xz" % variant)
@@ -39,5 +39,5 @@ def main():
 if __name__ == "__main__":
     try:
         main()
-    except kt.KtError as e:
+    except vm.KtError as e:
         sys.exit("kasan-tags: error: %s" % e)

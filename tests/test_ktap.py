@@ -2,7 +2,7 @@
 import tomllib
 import os
 
-import ktap
+from vm import ktap
 from conftest import REPO
 
 EXP = tomllib.load(open(os.path.join(REPO, "vm", "kunit-expected.toml"), "rb"))

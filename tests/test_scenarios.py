@@ -1,7 +1,7 @@
 """The scenario checker accepts the real logs and rejects altered ones."""
 import re
 
-import scenarios
+from labs import scenarios
 
 
 def test_real_logs_pass(swtags_log, generic_log):

@@ -2,13 +2,9 @@
 import hashlib
 import os
 import re
-import sys
 
 from conftest import REPO
-
-sys.path.insert(0, os.path.join(REPO, "Documentation", "tools"))
-import gensite  # noqa: E402
-import patchlib  # noqa: E402
+from Documentation.tools import gensite, patchlib
 
 V9 = os.path.join(REPO, "patches", "v9")
 SEEDS = os.environ.get("KT_SEEDS", os.path.join(REPO, "..", "shared", "seeds"))

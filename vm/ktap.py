@@ -8,6 +8,7 @@ Pure functions over text: timestamps, CRLF and interleaved printk lines
 """
 
 import re
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 TS = re.compile(r"^\[\s*\d+\.\d+\]\s?")
 RESULT = re.compile(r"^(?P<ind>\s*)(?P<ok>not ok|ok) (?P<num>\d+)(?: -)? "
@@ -19,50 +20,54 @@ SUMMARY = re.compile(r"^\s*# (?P<name>\S+): pass:(?P<p>\d+) fail:(?P<f>\d+) "
 
 
 class Case:
-    def __init__(self, num, name, status, reason=""):
+    def __init__(self, num: int, name: str, status: str, reason: str = ""):
         self.num, self.name, self.status, self.reason = num, name, status, reason
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "Case(%d, %r, %r)" % (self.num, self.name, self.status)
 
 
 class Suite:
-    def __init__(self, name, indent):
+    def __init__(self, name: str, indent: int):
         self.name, self.indent = name, indent
-        self.cases, self.plan, self.summary, self.status = [], None, None, None
+        self.cases: List[Case] = []
+        self.plan: Optional[int] = None
+        self.summary: Optional[Dict[str, int]] = None
+        self.status: Optional[str] = None
 
-    def counts(self):
+    def counts(self) -> Dict[str, int]:
         c = {"pass": 0, "fail": 0, "skip": 0}
         for case in self.cases:
             c[case.status] += 1
         return c
 
     @property
-    def complete(self):
+    def complete(self) -> bool:
         return self.status is not None and (self.plan is None or
                                             len(self.cases) == self.plan)
 
-    def failed(self):
+    def failed(self) -> List[Case]:
         return [c for c in self.cases if c.status == "fail"]
 
-    def skipped(self):
+    def skipped(self) -> List[Case]:
         return [c for c in self.cases if c.status == "skip"]
 
 
-def clean_lines(text):
+def clean_lines(text: str) -> Iterator[str]:
     for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         yield TS.sub("", line, count=1)
 
 
-def _status(m):
+def _status(m: "re.Match[str]") -> str:
     if m.group("dir") == "SKIP":
         return "skip"
     return "pass" if m.group("ok") == "ok" else "fail"
 
 
-def parse(text):
+def parse(text: str) -> Dict[str, Suite]:
     """Return {suite name: Suite} for every (sub)suite found in the log."""
-    suites, stack = {}, []
+    suites: Dict[str, Suite] = {}
+    stack: List[Suite] = []
     for line in clean_lines(text):
         m = SUBTEST.match(line)
         if m:
@@ -95,7 +100,7 @@ def parse(text):
     return suites
 
 
-def judge(suites, exp):
+def judge(suites: Dict[str, Suite], exp: Dict[str, Any]) -> Tuple[bool, List[str]]:
     """Compare parsed suites with one variant's entry of kunit-expected.toml.
 
     Returns (ok, lines): lines name every failure (known ones with their

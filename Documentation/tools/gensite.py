@@ -12,15 +12,15 @@ the installed kernel tree -- nothing is retyped:
 """
 
 import difflib
+import json
 import os
 import re
-import sys
 import tomllib
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path[:0] = [HERE, os.path.join(REPO, "vm")]
-import patchlib  # noqa: E402
+from bench import table
+from Documentation.tools import patchlib
+from labs import lab as labdata
+from vm import REPO
 
 V9 = os.path.join(REPO, "patches", "v9")
 GEN = os.path.join(REPO, "build", "gen")
@@ -73,8 +73,8 @@ def note(num):
 # --------------------------------------------------------------- 6.1 tree
 
 def tree():
-    import kt
-    src, _ = kt.pristine_tree()
+    import vm
+    src, _ = vm.pristine_tree()
     return src
 
 
@@ -143,7 +143,7 @@ def page_seed(row, p, labs):
         out.append("".join("* :doc:`%s`\n" % d for d in labs) + "\n")
     out.append(heading("The diff", "-"))
     out.append("Files: " + ", ".join(":ref:`%s <p%02d-f%d>`" % (f.path, n, i)
-                                      for i, f in enumerate(p.files, 1)) + "\n\n")
+                                     for i, f in enumerate(p.files, 1)) + "\n\n")
     for i, f in enumerate(p.files, 1):
         out.append(".. _p%02d-f%d:\n\n" % (n, i))
         what = " (new file)" if f.created else " (deleted)" if f.deleted else ""
@@ -201,12 +201,11 @@ def lab_pages():
 
 
 def labs_index():
-    """{patch number: [lab docnames]} from each lab's `.. kt-patches:` comment."""
+    """{patch number: [lab docnames]} from each lab's `patches` (steps.toml)."""
     out = {}
-    for d, text in lab_pages():
-        m = re.search(r"^\.\. kt-patches: ([\d ,]+)$", text, re.M)
-        for n in re.findall(r"\d+", m.group(1)) if m else []:
-            out.setdefault(int(n), []).append("/labs/%s/index" % d)
+    for lab in labdata.load_all():
+        for n in lab.spec.get("patches", []):
+            out.setdefault(n, []).append("/labs/%s/index" % lab.folder)
     return out
 
 
@@ -380,25 +379,23 @@ def transcripts():
 
 
 def sources(src):
-    """labs/*/index.rst `.. kt-source: file:first-line-text, ...` -> a table of
-    file:line in the installed tree (so line numbers follow the tree)."""
-    for d, text in lab_pages():
-        m = re.search(r"^\.\. kt-source: (.*)$", text, re.M)
-        if not m:
+    """Each lab's `sources` (steps.toml: "file:first-line-text") -> a table
+    of file:line in the installed tree (so line numbers follow the tree)."""
+    for lab in labdata.load_all():
+        if not lab.spec.get("sources"):
             continue
         out = [".. list-table::\n   :header-rows: 1\n   :class: kt-sources\n\n"
                "   * - location in 6.1\n     - code\n"]
-        for item in re.split(r",\s+(?=[\w./-]+:)", m.group(1).strip()):
+        for item in lab.spec["sources"]:
             path, _, needle = item.partition(":")
             start, lines = excerpt(src, {"file": path, "start": needle, "lines": 1})
-            out.append("   * - ``%s:%d``\n     - ``%s``\n" % (path, start,
-                                                           lines[0].strip().replace("`", "'")))
-        write("sources/%s.rst" % d, "".join(out) + "\n")
+            out.append("   * - ``%s:%d``\n     - ``%s``\n" % (
+                path, start, lines[0].strip().replace("`", "'")))
+        write("sources/%s.rst" % lab.folder, "".join(out) + "\n")
 
 
 def bench_page():
     """build/gen/bench.rst: the last `make bench` results, or how to get them."""
-    import json
     path = os.path.join(REPO, "build", "bench", "results.json")
     if not os.path.exists(path):
         write("bench.rst", ".. warning::\n\n   ``make bench`` has not been run on this machine "
@@ -407,47 +404,7 @@ def bench_page():
         return False
     data = json.load(open(path))
     res, meta, cover = data["results"], data["meta"], data["cover_letter"]
-    modes = ["none", "generic", "swtags", "swtags-outline"]
-    out = [":Measured: %s, %s\n:Machine: %s\n:Boots: median of %d per variant\n\n" % (
-        meta["date"], meta["qemu"], meta["machine"], meta["runs"])]
-    out.append(".. list-table::\n   :header-rows: 1\n   :class: kt-bench\n\n"
-               "   * - \n" + "".join("     - %s\n" % m for m in modes))
-    labels = (("boot_s", "boot to /init, s"), ("slab_kb", "Slab after boot, kB"),
-              ("reserved_kb", "reserved at boot, kB"), ("tcp_mbit", "loopback TCP, Mbit/s"),
-              ("ns_per_pair", "kmalloc+kfree, ns"), ("build_s", "kernel build, s"),
-              ("image_mb", "Image, MB"), ("vmlinux_mb", "vmlinux, MB"),
-              ("outlined_check_calls", "calls to __hwasan_check_*"),
-              ("callback_calls", "load/store callbacks"))
-    for key, label in labels:
-        out.append("   * - %s\n" % label + "".join(
-            "     - %s\n" % (res[m].get(key) if res[m].get(key) is not None else "--")
-            for m in modes))
-    sys.path.insert(0, os.path.join(REPO, "tests"))
-    import perf
-
-    def mem(m):
-        r = res[m]
-        return {"reserved": r.get("reserved_kb") or 0, "image": r.get("image_kb") or 0,
-                "depot": r.get("depot_kb") or 0}
-    out.append("   * - shadow (reserved beyond none's, minus image and stack depot), "
-               "share of RAM\n     - --\n" + "".join(
-                   "     - 1/%.1f\n" % (res[m]["ram_kb"] / perf.shadow_kb(mem(m), mem("none")))
-                   if res[m].get("ram_kb") and perf.shadow_kb(mem(m), mem("none")) > 0
-                   else "     - --\n" for m in modes[1:]))
-    out.append("\n``swtags-brk`` has %s ``brk #0x9xx`` sites in vmlinux.\n\n"
-               % res.get("swtags-brk", {}).get("brk_9xx", "?"))
-    out.append(".. list-table:: Ratios to the kernel without KASAN\n   :header-rows: 1\n\n"
-               "   * - \n     - generic, measured\n     - generic, 2018\n"
-               "     - swtags, measured\n     - swtags, 2018\n")
-    for key, label in (("boot_s", "boot time"), ("tcp_mbit", "TCP throughput"),
-                       ("slab_kb", "Slab")):
-        n = res["none"].get(key)
-        cells = []
-        for m in ("generic", "swtags"):
-            v = res[m].get(key)
-            cells += ["%.2f" % (v / n) if n and v else "--",
-                      "%.2f" % (cover[key][m] / cover[key]["none"])]
-        out.append("   * - %s\n" % label + "".join("     - %s\n" % c for c in cells))
+    out = [table.rst(res, meta, cover)]
     # Deviations, stated from the numbers (computed, not written by hand).
     out.append("\n**Against 2018**, from the table above:\n\n")
     for key, label in (("boot_s", "boot time"), ("tcp_mbit", "TCP throughput"),

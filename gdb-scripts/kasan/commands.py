@@ -255,8 +255,8 @@ text section comes first -- and KASAN sw-tags modules start with
 .text.hot, where clang puts the outlined __hwasan_check_* routines, so
 every breakpoint in the module would be off by the size of .text.hot.
 Run it when the module is loaded (e.g. stopped in do_init_module).  DIR
-defaults to kt/module next to vmlinux, where kasan-tags builds its lab
-module."""
+defaults to the directory where kasan-tags builds its lab module for
+this vmlinux (vm.module_dir of its build dir)."""
 
     name = "kasan-modsyms"
 
@@ -265,7 +265,8 @@ module."""
 
     def run(self, arg):
         from linux import modules  # the kernel's scripts/gdb/linux package
-        argv = gdb.string_to_argv(arg) or [os.path.join(_kernel_dir(), "kt", "module")]
+        import vm
+        argv = gdb.string_to_argv(arg) or [vm.module_dir(_kernel_dir())]
         if len(argv) != 1 or not os.path.isdir(argv[0]):
             raise tags.KasanError("usage: kasan-modsyms [DIR] (where the .ko files are; "
                                   "%s is not a directory)" % argv[0])

@@ -10,6 +10,9 @@ describe_object_addr, print_memory_metadata) and report_sw_tags.c
 """
 
 import re
+from typing import Any, Dict, List, Optional
+
+Report = Dict[str, Any]
 
 # printk prefixes: log level, timestamp, caller id -- each followed by one
 # space, which belongs to the prefix (the memory-state rows start with their
@@ -45,23 +48,23 @@ class ReportError(Exception):
     """Input that is not a log at all (e.g. binary garbage)."""
 
 
-def clean(line):
+def clean(line: str) -> str:
     line = line.rstrip("\r\n").rstrip()
     return PREFIX.sub("", line, count=1)
 
 
-def split_lines(text):
+def split_lines(text: str) -> List[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def _new(line_no):
-    r = dict.fromkeys(FIELDS)
+def _new(line_no: int) -> Report:
+    r: Report = dict.fromkeys(FIELDS)
     r.update(alloc_stack=[], free_stack=[], call_trace=[], memory_state=[],
              truncated=False, line=line_no)
     return r
 
 
-def _frame(text):
+def _frame(text: str) -> Optional[str]:
     m = FRAME.match(text)
     if not m:
         return None
@@ -69,7 +72,7 @@ def _frame(text):
     return f + (" [%s]" % m.group("mod") if m.group("mod") else "")
 
 
-def _finish(r, mode_hint):
+def _finish(r: Report, mode_hint: Optional[str]) -> Report:
     if r["pointer_tag"] is not None:
         r["mode"] = "sw_tags"
     else:
@@ -100,7 +103,7 @@ def _finish(r, mode_hint):
     return r
 
 
-def detect_mode(text):
+def detect_mode(text: str) -> Optional[str]:
     """sw_tags / generic from the boot line, or None."""
     m = re.search(r"KernelAddressSanitizer initialized \((?P<m>[\w-]+)", text)
     if not m:
@@ -109,7 +112,7 @@ def detect_mode(text):
         m.group("m"), m.group("m"))
 
 
-def parse_reports(text, mode_hint=None):
+def parse_reports(text: str, mode_hint: Optional[str] = None) -> List[Report]:
     """Return a list of report dicts (see FIELDS), in log order.
 
     A report that ends early (cut log, another report starting inside it) is
@@ -118,7 +121,9 @@ def parse_reports(text, mode_hint=None):
                                               for c in text[:4096]) < 0.8 * len(text[:4096])):
         raise ReportError("input does not look like a kernel log (binary data)")
     mode_hint = mode_hint or detect_mode(text)
-    out, r, section = [], None, None
+    out: List[Report] = []
+    r: Optional[Report] = None
+    section: Optional[str] = None
     for no, raw in enumerate(split_lines(text), 1):
         line = clean(raw)
         body = line.strip()
@@ -209,7 +214,7 @@ ALLOCATOR = re.compile(r"^(save_stack_info|kmalloc_trace|__kmalloc\w*|kmem_cache
                        r"__kasan\w*|____kasan\w*)$")
 
 
-def first_caller(frames):
+def first_caller(frames: List[str]) -> Optional[str]:
     """The first frame outside KASAN and the allocator: who allocated/freed."""
     for f in frames:
         name = f.split("+", 1)[0]
@@ -218,14 +223,14 @@ def first_caller(frames):
     return frames[-1] if frames else None
 
 
-def summary(r):
+def summary(r: Report) -> str:
     """A short human explanation of one report (the decoder's default output)."""
     lines = [r["title"]]
     if r["access"] == "free":
         lines.append("  free of %s by %s/%s" % (r["addr"], r["task"], r["pid"]))
     elif r["access"]:
-        lines.append("  %s of %d byte(s) at %s by %s/%s" % (r["access"], r["size"] or 0,
-                                                         r["addr"], r["task"], r["pid"]))
+        lines.append("  %s of %d byte(s) at %s by %s/%s" % (
+            r["access"], r["size"] or 0, r["addr"], r["task"], r["pid"]))
     if r["mode"] == "sw_tags":
         lines.append("  pointer tag %s vs memory tag %s: the top byte of the pointer "
                      "must equal the shadow byte of the granule" %
@@ -243,9 +248,9 @@ def summary(r):
         lines.append("  object %s in cache %s (%d bytes), access at offset %s (%s)" % (
             r["object"], r["cache"], r["object_size"] or 0, r["offset"], r["relation"]))
     if r["alloc_stack"]:
-        lines.append("  allocated at " + first_caller(r["alloc_stack"]))
+        lines.append("  allocated at %s" % first_caller(r["alloc_stack"]))
     if r["free_stack"]:
-        lines.append("  freed at " + first_caller(r["free_stack"]))
+        lines.append("  freed at %s" % first_caller(r["free_stack"]))
     if r["buggy_row"]:
         lines.append("  shadow row " + r["buggy_row"]["addr"] + ": " +
                      " ".join(r["buggy_row"]["bytes"]))

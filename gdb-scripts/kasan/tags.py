@@ -14,12 +14,12 @@ memory and redzones.
 """
 
 import re
+from typing import Dict, List, Optional, Sequence
 
 MASK64 = (1 << 64) - 1
 TAG_SHIFT = 56
 TAG_KERNEL = 0xFF
 TAG_INVALID = 0xFE
-TAG_MAX = 0xFD
 
 # Generic KASAN shadow values (mm/kasan/kasan.h, CONFIG_KASAN_GENERIC)
 GENERIC_POISON = {
@@ -43,30 +43,30 @@ class KasanError(Exception):
 class Params:
     """What a kernel's KASAN looks like: mode, shadow offset, scale."""
 
-    def __init__(self, mode, offset, shift=None):
+    def __init__(self, mode: str, offset: int, shift: Optional[int] = None):
         if mode not in ("sw_tags", "generic"):
             raise KasanError("not a KASAN kernel (mode %r)" % mode)
         self.mode, self.offset = mode, offset & MASK64
         self.shift = shift if shift is not None else (4 if mode == "sw_tags" else 3)
 
     @property
-    def granule(self):
+    def granule(self) -> int:
         return 1 << self.shift
 
 
-def to_u64(v):
+def to_u64(v: int) -> int:
     return int(v) & MASK64
 
 
-def tag_of(addr):
+def tag_of(addr: int) -> int:
     return (to_u64(addr) >> TAG_SHIFT) & 0xFF
 
 
-def set_tag(addr, tag):
+def set_tag(addr: int, tag: int) -> int:
     return (to_u64(addr) & ~(0xFF << TAG_SHIFT) & MASK64) | ((tag & 0xFF) << TAG_SHIFT)
 
 
-def untag(addr):
+def untag(addr: int) -> int:
     """kasan_reset_tag(): a kernel address with the native 0xff top byte.
 
     Kernel addresses are "sign-extended" (bits 63..48 all ones); a tag
@@ -74,23 +74,23 @@ def untag(addr):
     return set_tag(addr, TAG_KERNEL)
 
 
-def is_kernel_address(addr):
+def is_kernel_address(addr: int) -> bool:
     """Bits 55..48 are all ones for a (tagged or not) kernel address."""
     return (to_u64(addr) >> 48) & 0xFF == 0xFF
 
 
-def mem_to_shadow(addr, p):
+def mem_to_shadow(addr: int, p: Params) -> int:
     """kasan_mem_to_shadow() of include/linux/kasan.h, on the untagged address."""
     a = untag(addr) if p.mode == "sw_tags" else to_u64(addr)
     return ((a >> p.shift) + p.offset) & MASK64
 
 
-def access_passes(ptr_tag, mem_tag):
+def access_passes(ptr_tag: int, mem_tag: int) -> bool:
     """The sw-tags check (kasan_check_range / __hwasan_check_*)."""
     return ptr_tag == TAG_KERNEL or ptr_tag == mem_tag
 
 
-def describe_tag(t):
+def describe_tag(t: int) -> str:
     if t == TAG_KERNEL:
         return "0xff KASAN_TAG_KERNEL (match-all)"
     if t == TAG_INVALID:
@@ -98,7 +98,7 @@ def describe_tag(t):
     return "0x%02x" % t
 
 
-def describe_generic(v, offset_in_granule=0):
+def describe_generic(v: int, offset_in_granule: int = 0) -> str:
     """What one generic shadow byte says about its 8-byte granule."""
     if v == 0:
         return "all 8 bytes accessible"
@@ -108,13 +108,15 @@ def describe_generic(v, offset_in_granule=0):
     return "poisoned: %s (0x%02x)" % (GENERIC_POISON.get(v, "unknown"), v)
 
 
-def shadow_rows(addr, shadow_bytes, start, p, per_row=16):
+def shadow_rows(addr: int, shadow_bytes: Sequence[int], start: int, p: Params,
+                per_row: int = 16) -> List[str]:
     """Format shadow like the report's "Memory state around the buggy address".
 
     start: memory address (untagged) of the granule shadow_bytes[0]
     describes; the row that contains addr is marked '>' and followed by a
     caret under its byte.  Returns a list of lines."""
-    lines, target = [], untag(addr) if p.mode == "sw_tags" else to_u64(addr)
+    lines: List[str] = []
+    target = untag(addr) if p.mode == "sw_tags" else to_u64(addr)
     span = per_row * p.granule
     for i in range(0, len(shadow_bytes), per_row):
         row = shadow_bytes[i:i + per_row]
@@ -128,14 +130,14 @@ def shadow_rows(addr, shadow_bytes, start, p, per_row=16):
     return lines
 
 
-def row_start(addr, p, per_row=16, rows_before=2):
+def row_start(addr: int, p: Params, per_row: int = 16, rows_before: int = 2) -> int:
     """First granule shown: the row boundary rows_before rows above addr."""
     span = per_row * p.granule
     a = untag(addr) if p.mode == "sw_tags" else to_u64(addr)
     return ((a // span) - rows_before) * span
 
 
-def parse_config(text):
+def parse_config(text: str) -> Dict[str, str]:
     """{CONFIG_X: value} of a kernel .config."""
     out = {}
     for line in text.splitlines():
@@ -145,7 +147,7 @@ def parse_config(text):
     return out
 
 
-def params_from_config(cfg):
+def params_from_config(cfg: Dict[str, str]) -> Params:
     if cfg.get("CONFIG_KASAN_SW_TAGS") == "y":
         mode = "sw_tags"
     elif cfg.get("CONFIG_KASAN_GENERIC") == "y":
@@ -160,7 +162,7 @@ def params_from_config(cfg):
     return Params(mode, off)
 
 
-def parse_defines(text, names):
+def parse_defines(text: str, names: Sequence[str]) -> Dict[str, int]:
     """Numeric #defines from a header, e.g. KASAN_BRK_IMM from brk-imm.h."""
     out = {}
     for name in names:
@@ -177,7 +179,7 @@ ESR_CONSTANTS_6_1 = {"KASAN_BRK_IMM": 0x900, "KASAN_BRK_MASK": 0x0FF,
                      "KASAN_ESR_SIZE_MASK": 0x0F}
 
 
-def decode_esr(esr, c):
+def decode_esr(esr: int, c: Dict[str, int]) -> Dict[str, int]:
     """Decode the ESR_EL1 of a brk; c holds the KASAN_* constants.
 
     Returns a dict: ec, il, imm, is_brk, is_kasan, recover, write, size."""
@@ -195,7 +197,7 @@ def decode_esr(esr, c):
     return d
 
 
-def format_esr(d, c):
+def format_esr(d: Dict[str, int], c: Dict[str, int]) -> List[str]:
     lines = ["ESR 0x%08x: EC 0x%02x (%s), IL %d, immediate 0x%03x" % (
         d["esr"], d["ec"], "BRK64, a brk instruction" if d["is_brk"] else "not a brk",
         d["il"], d["imm"])]

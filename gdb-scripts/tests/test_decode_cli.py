@@ -11,7 +11,7 @@ DECODE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 
 
 def run(args, data=b""):
-    return subprocess.run(["/usr/bin/python3", DECODE] + args, input=data,
+    return subprocess.run([DECODE] + args, input=data,
                           capture_output=True, timeout=60)
 
 

@@ -1,7 +1,7 @@
 """Lab 1 grader: what the student must see about tag assignment."""
 import re
 
-from scenarios import check_ctor_tag, check_tags
+from labs.scenarios import check_ctor_tag, check_tags
 
 
 def returned_tag(lines):

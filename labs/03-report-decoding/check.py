@@ -53,8 +53,8 @@ def check_decode(run):
     res.append(("uaf-realloc: memory tag is another allocation's, not fe",
                 bool(uaf) and "another allocation's tag" in uaf[0], uaf[0][:200] if uaf else ""))
     # --json with --vmlinux: frames inside the kernel get file:line.
-    p = subprocess.run(["/usr/bin/python3", "gdb-scripts/kasan-decode", "--json", "--vmlinux",
-                        run.bdir + "/vmlinux", run.lab_serial("reports")], capture_output=True,
+    p = subprocess.run(["gdb-scripts/kasan-decode", "--json", "--vmlinux",
+                        run.vmlinux, run.lab_serial("reports")], capture_output=True,
                        text=True, timeout=300)
     objs = [json.loads(ln) for ln in p.stdout.splitlines() if ln.startswith("{")]
     lines = [f for o in objs for f in o["alloc_stack"] if " mm/kasan/common.c:" in f]

@@ -2,6 +2,8 @@
 import json
 import os
 
+from labs import scenarios
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -25,7 +27,6 @@ def check_table(run):
     col = t["collision"]
     if "1" in col:
         k, n = col["1"]
-        import scenarios
         lo, hi = scenarios.binomial_bounds(n, 1 / 127)
         res.append(("tag collisions, one draw apart: within the binomial band of 1/127",
                     lo <= k <= hi, "%d of %d, band [%d, %d]" % (k, n, lo, hi)))

@@ -6,22 +6,19 @@ catches, the tag-collision rate, and the memory KASAN reserves.
 """
 import json
 import os
-import re
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path[:0] = [os.path.join(REPO, d) for d in ("labs", "gdb-scripts", "tests", "vm")]
-import perf  # noqa: E402
-import scenarios  # noqa: E402
-from kasan import report  # noqa: E402
+from kasan import report
+from labs import scenarios
+from vm import REPO, metrics
 
 BUGS = ["oob-right", "oob-in-granule", "uaf", "uaf-realloc", "double-free", "invalid-free"]
+
+
 def memory(text):
-    m = perf.memory(text)
+    m = metrics.memory(text)
     if m:
-        slab = re.search(r"\nSlab:\s+(\d+) kB", text)
-        m["slab"] = int(slab.group(1)) if slab else None
+        m["slab"] = metrics.slab_kb(text)
     return m
 
 
@@ -72,7 +69,7 @@ def main(sw, gen, none):
     for m, expect in (("generic", 8), ("swtags", 16)):
         x = mem[m]
         if x and base:
-            extra = perf.shadow_kb(x, base)
+            extra = metrics.shadow_kb(x, base)
             out["memory"][m]["shadow_fraction"] = extra / x["ram"]
             print("%s reserves %d kB more than none beyond its image and stack depot: 1/%.1f "
                   "of RAM (shadow of the linear map: 1/%d)" % (m, extra, x["ram"] / extra,

@@ -1,6 +1,6 @@
 """Lab 5 grader: every experiment's outcome, as recorded in steps.toml.
 
-One check_step() for all experiments: the expectations are data (regular
+One check_experiment() for all experiments (`check = "experiment"`): the expectations are data (regular
 expressions the serial log or gdb transcript must or must not contain, the
 KUnit cases that must fail, the KASAN reports each scenario must give).
 The grader also boots the unpatched kernel with the same command line
@@ -8,12 +8,12 @@ The grader also boots the unpatched kernel with the same command line
 """
 import re
 
-import ktap
-import scenarios
 from kasan import report
+from labs import scenarios
+from vm import ktap
 
 
-def check_step(run, step):
+def check_experiment(run, step):
     res = []
     for pat in step.get("serial_expect", []):
         res.append(("serial log shows /%s/" % pat, re.search(pat, run.serial, re.M) is not None,

@@ -18,9 +18,9 @@ import sys
 import tempfile
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO, "vm"))
-import kt  # noqa: E402
+import vm
+
+REPO = vm.REPO
 
 
 def stamp(text, pattern):
@@ -38,11 +38,12 @@ def make_run(scenario):
     p = subprocess.run(["make", "-s", "run", "SCENARIO=" + scenario], cwd=REPO,
                        capture_output=True, text=True)
     if p.returncode:
-        raise kt.KtError("make run failed: %s" % p.stderr.strip()[-200:])
+        raise vm.KtError("make run failed: %s" % p.stderr.strip()[-200:])
 
 
 def main():
-    ap = argparse.ArgumentParser(prog="tests/bench.py")
+    vm.install_signal_handlers()
+    ap = argparse.ArgumentParser(prog="bench/pipeline_times.py")
     ap.add_argument("--cold", action="store_true", help="extract and build in a new cache")
     ap.add_argument("--runs", type=int, default=5)
     a = ap.parse_args()
@@ -51,19 +52,19 @@ def main():
         tmp = tempfile.mkdtemp(prefix="kt-bench-")
         os.environ["KASAN_TAGS_CACHE"] = tmp
         try:
-            _, t = timed(kt.pristine_tree)
+            _, t = timed(vm.pristine_tree)
             rows.append(("extract tarball (cold)", t))
-            _, t = timed(kt.build_kernel, "swtags")
+            _, t = timed(vm.build_kernel, "swtags")
             rows.append(("config + build swtags (cold)", t))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
             del os.environ["KASAN_TAGS_CACHE"]
-    bdir, t = timed(kt.build_kernel, "swtags")
+    bdir, t = timed(vm.build_kernel, "swtags")
     rows.append(("reuse cached swtags kernel (warm)", t))
-    info = kt.kernel_info(bdir)
+    info = vm.kernel_info(bdir)
     if "build_seconds" in info:
         rows.append(("config + build swtags, as recorded when built", info["build_seconds"]))
-    b, t = timed(kt.boot, bdir, "", 300)
+    b, t = timed(vm.boot, bdir, "", 300)
     rows.append(("boot + KUnit suite + power-off (wall)", t))
     init = stamp(b.text, "Run /init as init process")
     start = stamp(b.text, r"# Subtest: kasan")
@@ -89,5 +90,5 @@ def main():
 if __name__ == "__main__":
     try:
         main()
-    except kt.KtError as e:
+    except vm.KtError as e:
         sys.exit("kasan-tags: error: %s" % e)

@@ -1,0 +1,140 @@
+#!/usr/bin/python3
+"""`make bench`: generic vs tag-based KASAN, measured (a benchmark, not a test).
+
+Builds the *-bench variants (none, generic, swtags, swtags-outline, each
+with the network stack), boots each RUNS times (median reported) with
+
+    kunit.enable=0 kt_cat=/proc/meminfo kt_run=slab-bench kt_exec=tcpbench
+
+and reads from the serial log: the kernel timestamp of "Run /init", Slab:
+from /proc/meminfo, the boot "Memory:" line (reserved = shadow + kernel),
+loopback TCP throughput (vm/init/tcpbench.c, 10 s) and ns per kmalloc/kfree
+pair.  Also per variant: build time, Image and vmlinux size, and the number
+of compiler-inserted checks in vmlinux.  Writes build/bench/results.json,
+results.csv and ratios.svg, and prints a table next to the cover letter's
+Odroid C2 figures.
+"""
+
+import argparse
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+import vm
+from bench import table
+from vm.metrics import measure
+
+OUT = os.path.join(vm.REPO, "build", "bench")
+MODES = table.MODES
+CMDLINE = "kunit.enable=0 kt_cat=/proc/meminfo kt_run=slab-bench kt_exec=tcpbench"
+# The cover letter's "Benchmarks" (Odroid C2, 2018, inline instrumentation).
+COVER = {"boot_s": {"none": 1.7, "generic": 5.0, "swtags": 5.0},
+         "tcp_mbit": {"none": 8330, "generic": 3170, "swtags": 2850},
+         "slab_kb": {"none": 40, "generic": 105, "swtags": 47}}
+
+
+def check_counts(bdir):
+    """Compiler-inserted checks in vmlinux: outlined-check calls, brk sites."""
+    p = subprocess.run(["llvm-objdump", "-d", "--no-show-raw-insn",
+                        vm.vmlinux(bdir)], capture_output=True, text=True)
+    calls = len(re.findall(r"\tbl\t.*<__hwasan_check_", p.stdout))
+    cb = len(re.findall(r"\tbl\t.*<__(?:hwasan|asan)_(?:load|store)\w*>", p.stdout))
+    brk = len(re.findall(r"\tbrk\t#0x9[0-9a-f]{2}", p.stdout))
+    return {"outlined_check_calls": calls, "callback_calls": cb, "brk_9xx": brk}
+
+
+def median(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.median(vals) if vals else None
+
+
+def svg(results):
+    """Ratios to `none` (measured) beside the cover letter's, as bars."""
+    metrics = [("boot_s", "boot time"), ("tcp_mbit", "TCP throughput"), ("slab_kb", "Slab")]
+    w, bar, gap = 760, 14, 6
+    rows = []
+    y = 30
+    for key, label in metrics:
+        rows.append('<text x="10" y="%d" font-weight="bold">%s (ratio to none)</text>' % (y, label))
+        y += 8
+        for mode in ("generic", "swtags"):
+            for src, colour in (("measured", "#1565c0"), ("cover letter", "#9e9e9e")):
+                if src == "measured":
+                    base, val = results["none"][key], results[mode][key]
+                else:
+                    base, val = COVER[key]["none"], COVER[key][mode]
+                if not base or val is None:
+                    continue
+                r = val / base
+                rows.append('<rect x="200" y="%d" width="%d" height="%d" fill="%s"/>'
+                            '<text x="10" y="%d">%s, %s</text><text x="%d" y="%d">%.2f</text>'
+                            % (y, min(500, int(100 * r)), bar, colour, y + 11, mode, src,
+                               205 + min(500, int(100 * r)), y + 11, r))
+                y += bar + gap
+        y += 14
+    return ('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+            'font-family="sans-serif" font-size="12">%s</svg>\n' % (w, y, "".join(rows)))
+
+
+def main():
+    vm.install_signal_handlers()
+    ap = argparse.ArgumentParser(prog="bench/kasan_modes.py")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--from-logs", action="store_true",
+                    help="recompute the results from the logs of the last run, no boots")
+    a = ap.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    results, t_all = {}, time.time()
+    for mode in MODES:
+        bdir = vm.build_kernel(mode + "-bench")
+        boots = []
+        for i in range(a.runs):
+            log = os.path.join(OUT, "%s-%d.log" % (mode, i))
+            if a.from_logs:
+                if not os.path.exists(log):
+                    raise vm.KtError("no %s: run `make bench` first" % log)
+                boots.append(measure(open(log, errors="replace").read()))
+                continue
+            b = vm.boot(bdir, CMDLINE, 300, log)
+            if not b.ok:
+                print(b.tail())
+                raise vm.KtError("%s boot %d failed (%s)" % (mode, i, b.status))
+            boots.append(measure(b.text))
+        r = {k: median([x[k] for x in boots]) for k in boots[0]}
+        main_bdir = vm.build_kernel(mode)
+        info = vm.kernel_info(main_bdir)
+        r.update(build_s=info.get("build_seconds"),
+                 image_mb=round(os.path.getsize(vm.image(main_bdir)) / 2**20, 1),
+                 vmlinux_mb=round(os.path.getsize(vm.vmlinux(main_bdir)) / 2**20, 1))
+        r.update(check_counts(main_bdir))
+        results[mode] = r
+        print("bench: %s done (%d boots)" % (mode, a.runs), file=sys.stderr)
+    brk = vm.build_kernel("swtags-brk")
+    results["swtags-brk"] = check_counts(brk)
+    meta = {"date": time.strftime("%Y-%m-%d"), "runs": a.runs,
+            "qemu": vm.qemu_version(),
+            "machine": "%s, %d host cores" % (vm.machine_of_variant("swtags-bench").describe(), os.cpu_count()),
+            "tcp_seconds": 10, "seconds_total": round(time.time() - t_all)}
+    with open(os.path.join(OUT, "results.json"), "w") as f:
+        json.dump({"meta": meta, "results": results, "cover_letter": COVER}, f, indent=1)
+    keys = sorted({k for r in results.values() for k in r})
+    with open(os.path.join(OUT, "results.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["variant"] + keys)
+        for mode, r in results.items():
+            w.writerow([mode] + [r.get(k) for k in keys])
+    with open(os.path.join(OUT, "ratios.svg"), "w") as f:
+        f.write(svg(results))
+    print(table.text(results, meta, COVER))
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    except vm.KtError as e:
+        sys.exit("kasan-tags: error: %s" % e)

@@ -1,0 +1,196 @@
+"""A lab as declared data: labs/NN-name/steps.toml, checked against a schema.
+
+    title    = "Lab 1: tag assignment"           the page and grader title
+    patches  = [8, 9, 16]                         v9 patches the lab is about
+    sources  = ["mm/kasan/sw_tags.c:u8 kasan_random_tag(void)", ...]
+                                                  6.1 lines the page links to
+    [[step]]                                      one boot, gdb session or host command
+    name = "slab"  ...                            (STEP_KEYS below)
+
+Every mistake is one KtError naming the file and the step: an unknown key,
+a missing gdb file, an unknown variant or placeholder, a step that names no
+check function in check.py and does not say `checks = false`.
+"""
+
+import importlib.util
+import inspect
+import os
+import re
+import tomllib
+from types import ModuleType
+from typing import Any, Callable, Dict, List, Tuple
+
+from vm import KtError, variants
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LAB_KEYS = {"title": str, "patches": list, "sources": list, "step": list}
+STEP_KEYS: Dict[str, Any] = {
+    "name": str,            # unique in the lab; the transcript is build/transcripts/LAB/NAME.txt
+    "variant": str,         # kernel to boot (vm/configs/VARIANT.config); default swtags
+    "cmdline": str,         # kernel command line; default "kunit.enable=0"
+    "gdb": str,             # gdb command file in the lab folder, run in batch on the halted VM
+    "host": list,           # or: a command run on the host (argv, placeholders expanded)
+    "timeout": int,         # seconds for the boot and gdb (default 240)
+    "filter": str,          # regex: the transcript shows only matching lines
+    "hint": str,            # what `make lab` prints before gdb starts
+    "check": str,           # grade with check_<check> of check.py (default: the step's name)
+    "checks": bool,         # false: a demonstration, not graded
+    "control": str,         # lab 5: the same boot on this variant must NOT pass the check
+    "may_die": bool,        # a predicted crash is an outcome, not a failed boot
+    "ok_exit": list,        # host step: exit codes that count as success (default [0])
+    # lab 5's expectations, read by its check function
+    "gdb_expect": list, "serial_expect": list, "serial_absent": list,
+    "kunit_fail": list, "kunit_may_fail": list, "scenarios": dict,
+}
+PLACEHOLDER = re.compile(r"\{(\w+)(?::([\w.-]*))?\}")
+# {bdir:V} {vmlinux:V} {moddir:V}: files of variant V's build; {serial:STEP}:
+# the log an earlier step saved; {repo}: the checkout.
+PLACEHOLDERS = {"bdir": "variant", "vmlinux": "variant", "moddir": "variant",
+                "serial": "step", "repo": None}
+
+
+class Lab:
+    """One lab folder, validated: its spec, steps and check functions."""
+
+    def __init__(self, folder: str, spec: Dict[str, Any], module: ModuleType):
+        self.folder, self.spec, self.module = folder, spec, module
+        self.title: str = spec["title"]
+        self.steps: List[Dict[str, Any]] = spec["step"]
+        self.number = int(folder[:2])
+
+    def path(self, *parts: str) -> str:
+        return os.path.join(HERE, self.folder, *parts)
+
+    def step(self, name: str) -> Dict[str, Any]:
+        for s in self.steps:
+            if s["name"] == name:
+                return s
+        raise KtError("lab %s has no step %r; steps: %s" % (
+            self.folder, name, ", ".join(s["name"] for s in self.steps)))
+
+    def checker(self, step: Dict[str, Any]) -> Callable[..., List[Tuple[str, bool, str]]]:
+        """check_<name>(run[, step]) of check.py, as a function of (run, step)."""
+        fn: Callable[..., List[Tuple[str, bool, str]]] = getattr(self.module, check_name(step))
+        if len(inspect.signature(fn).parameters) == 2:
+            return fn
+        return lambda run, _step: fn(run)
+
+
+def gdb_sections(text: str) -> Dict[str, List[str]]:
+    """{name: [lines]} of a gdb transcript split at `echo KT-GDB name` marks."""
+    out: Dict[str, List[str]] = {}
+    cur = None
+    for line in text.splitlines():
+        if line.startswith("KT-GDB "):
+            cur = line[7:].strip()
+            out[cur] = []
+        elif cur:
+            out[cur].append(line)
+    return out
+
+
+def check_name(step: Dict[str, Any]) -> str:
+    return "check_" + step.get("check", step["name"]).replace("-", "_")
+
+
+def folders(root: str = HERE) -> List[str]:
+    return sorted(d for d in os.listdir(root) if re.match(r"\d\d-", d)
+                  and os.path.exists(os.path.join(root, d, "steps.toml")))
+
+
+def _type_errors(where: str, data: Dict[str, Any], schema: Dict[str, Any]) -> List[str]:
+    errs = []
+    for k, v in data.items():
+        if k not in schema:
+            errs.append("%s: unknown key %r (known: %s)" % (where, k, ", ".join(sorted(schema))))
+        elif not isinstance(v, schema[k]):
+            errs.append("%s: %s must be a %s" % (where, k, schema[k].__name__))
+    return errs
+
+
+def placeholder_errors(where: str, text: str, earlier: List[str]) -> List[str]:
+    """Unknown placeholders, unknown variants, serial logs of no earlier step."""
+    errs = []
+    for m in PLACEHOLDER.finditer(text):
+        kind, arg = m.group(1), m.group(2)
+        if kind not in PLACEHOLDERS:
+            errs.append("%s: unknown placeholder %s (known: %s)" % (
+                where, m.group(0), ", ".join("{%s}" % k for k in PLACEHOLDERS)))
+        elif PLACEHOLDERS[kind] == "variant" and arg not in variants():
+            errs.append("%s: %s names unknown variant %r" % (where, m.group(0), arg))
+        elif PLACEHOLDERS[kind] == "step" and arg not in earlier:
+            errs.append("%s: %s is not an earlier step of this lab" % (where, m.group(0)))
+    return errs
+
+
+def validate(folder: str, spec: Dict[str, Any], module: ModuleType, root: str) -> List[str]:
+    """Every schema error of one lab, each naming the file and the step."""
+    toml = os.path.join("labs", folder, "steps.toml")
+    errs = _type_errors(toml, spec, LAB_KEYS)
+    for k in ("title", "step"):
+        if k not in spec:
+            errs.append("%s: missing %r" % (toml, k))
+    names: List[str] = []
+    for i, step in enumerate(spec.get("step", [])):
+        name = step.get("name") if isinstance(step, dict) else None
+        where = "%s: step %s" % (toml, name or "#%d" % (i + 1))
+        if not isinstance(step, dict) or not isinstance(name, str):
+            errs.append("%s: has no name" % where)
+            continue
+        errs += _type_errors(where, step, STEP_KEYS)
+        if name in names:
+            errs.append("%s: duplicate step name" % where)
+        kinds = [k for k in ("gdb", "host") if k in step]
+        if len(kinds) > 1:
+            errs.append("%s: has both gdb and host" % where)
+        for k in ("variant", "control"):
+            if k in step and step[k] not in variants():
+                errs.append("%s: %s %r is not a variant (vm/configs/)" % (where, k, step[k]))
+        if "filter" in step:
+            try:
+                re.compile(step["filter"])
+            except re.error as e:
+                errs.append("%s: filter is not a regex: %s" % (where, e))
+        if isinstance(step.get("gdb"), str):
+            gpath = os.path.join(root, folder, step["gdb"])
+            if not os.path.exists(gpath):
+                errs.append("%s: gdb file %s does not exist" % (where, step["gdb"]))
+            else:
+                errs += placeholder_errors("%s (%s)" % (where, step["gdb"]),
+                                           open(gpath).read(), names)
+        if isinstance(step.get("host"), list):
+            errs += placeholder_errors(where, " ".join(map(str, step["host"])), names)
+        graded = step.get("checks", True)
+        fn = check_name(step)
+        if graded and not callable(getattr(module, fn, None)):
+            errs.append("%s: labs/%s/check.py has no %s() (or say checks = false)"
+                        % (where, folder, fn))
+        if not graded and ("check" in step or "control" in step):
+            errs.append("%s: checks = false, yet check/control is given" % where)
+        names.append(name)
+    return errs
+
+
+def load_lab(folder: str, root: str = HERE) -> Lab:
+    """Read and validate labs/FOLDER; KtError with every problem found."""
+    toml = os.path.join(root, folder, "steps.toml")
+    try:
+        with open(toml, "rb") as f:
+            spec = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise KtError("labs/%s/steps.toml: %s" % (folder, e))
+    modpath = os.path.join(root, folder, "check.py")
+    if not os.path.exists(modpath):
+        raise KtError("labs/%s has no check.py" % folder)
+    s = importlib.util.spec_from_file_location("check_" + folder.replace("-", "_"), modpath)
+    assert s and s.loader
+    module = importlib.util.module_from_spec(s)
+    s.loader.exec_module(module)
+    errs = validate(folder, spec, module, root)
+    if errs:
+        raise KtError(errs[0] + ("; and %d more" % (len(errs) - 1) if len(errs) > 1 else ""))
+    return Lab(folder, spec, module)
+
+
+def load_all(root: str = HERE) -> List[Lab]:
+    return [load_lab(d, root) for d in folders(root)]

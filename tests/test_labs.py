@@ -1,0 +1,106 @@
+"""labs/: the steps' schema, the scenario table, and what each mistake says."""
+import os
+import re
+import shutil
+
+import pytest
+
+import vm
+from labs import lab, scenarios
+
+LABS = os.path.join(vm.REPO, "labs")
+
+
+def test_every_lab_loads():
+    labs = lab.load_all()
+    assert [x.number for x in labs] == [1, 2, 3, 4, 5]
+    for x in labs:
+        for step in x.steps:
+            assert step.get("checks", True) is False or callable(
+                getattr(x.module, lab.check_name(step)))
+
+
+@pytest.fixture
+def scratch(tmp_path):
+    """A copy of labs/01-tag-assignment to break."""
+    d = tmp_path / "01-tag-assignment"
+    shutil.copytree(os.path.join(LABS, "01-tag-assignment"), d)
+    return tmp_path, d
+
+
+def test_misspelt_key_names_the_file(scratch):
+    root, d = scratch
+    toml = d / "steps.toml"
+    toml.write_text(toml.read_text().replace('cmdline = "kunit', 'cmdlien = "kunit', 1))
+    with pytest.raises(vm.KtError, match=r"labs/01-tag-assignment/steps.toml: step slab: "
+                                         r"unknown key 'cmdlien'"):
+        lab.load_lab("01-tag-assignment", str(root))
+
+
+def test_missing_check_function_names_check_py(scratch):
+    root, d = scratch
+    py = d / "check.py"
+    py.write_text(py.read_text().replace("def check_reuse(", "def check_reused("))
+    with pytest.raises(vm.KtError, match=r"step reuse: labs/01-tag-assignment/check.py has no "
+                                         r"check_reuse\(\)"):
+        lab.load_lab("01-tag-assignment", str(root))
+
+
+def test_checks_false_is_allowed_and_needs_no_function(scratch):
+    root, d = scratch
+    py = d / "check.py"
+    py.write_text(py.read_text().replace("def check_reuse(", "def check_reused("))
+    toml = d / "steps.toml"
+    toml.write_text(toml.read_text().replace('name = "reuse"\n', 'name = "reuse"\nchecks = false\n'))
+    assert lab.load_lab("01-tag-assignment", str(root)).step("reuse")["checks"] is False
+
+
+def test_unknown_placeholder_and_variant(scratch):
+    root, d = scratch
+    (d / "slab.gdb").write_text("echo {moddir:nope}\necho {kernel:swtags}\n")
+    with pytest.raises(vm.KtError, match=r"slab.gdb\): \{moddir:nope\} names unknown variant "
+                                         r"'nope'; and 1 more"):
+        lab.load_lab("01-tag-assignment", str(root))
+
+
+def test_missing_gdb_file(scratch):
+    root, d = scratch
+    os.unlink(d / "pages.gdb")
+    with pytest.raises(vm.KtError, match="step pages: gdb file pages.gdb does not exist"):
+        lab.load_lab("01-tag-assignment", str(root))
+
+
+def test_serial_placeholder_must_be_an_earlier_step():
+    errs = lab.placeholder_errors("x", "{serial:later} {serial:first} {repo}", ["first"])
+    assert errs == ["x: {serial:later} is not an earlier step of this lab"]
+
+
+def test_pages_include_only_transcripts_of_steps():
+    """Every `.. include:: /build/gen/transcripts/LAB/STEP.rst` names a step."""
+    for x in lab.load_all():
+        page = open(x.path("index.rst")).read()
+        names = {s["name"] for s in x.steps}
+        for step in re.findall(r"transcripts/%s/([\w.-]+)\.rst" % x.folder, page):
+            assert step in names, "%s includes transcript of no step %s" % (x.folder, step)
+
+
+def test_scenario_table_equals_expected_toml():
+    assert scenarios.expected_errors() == []
+
+
+def test_scenario_missing_from_expected_names_the_file(tmp_path):
+    toml = tmp_path / "expected.toml"
+    text = open(scenarios.EXPECTED).read()
+    toml.write_text(re.sub(r"\n\[krealloc\]\n.*?(?=\n\[)", "\n", text, flags=re.S))
+    errs = scenarios.expected_errors(toml_path=str(toml))
+    assert any("expected.toml: scenario 'krealloc' of kasan_lab.c has no entry" in e
+               for e in errs), errs
+
+
+def test_unknown_expected_key_and_check(tmp_path):
+    toml = tmp_path / "expected.toml"
+    toml.write_text(open(scenarios.EXPECTED).read().replace(
+        'check = "tags"', 'check = "tag"\nsw_tags.report = []'))
+    errs = scenarios.expected_errors(toml_path=str(toml))
+    assert any("[tags] check 'tag' is not one of" in e for e in errs)
+    assert any("[tags] unknown key sw_tags.report" in e for e in errs)

@@ -1,0 +1,73 @@
+"""What every part of the pipeline shares: paths, the error type, hashing,
+running a build step, and a file lock."""
+
+import fcntl
+import hashlib
+import os
+import subprocess
+import sys
+from typing import Optional, Sequence, Union
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VM = os.path.join(REPO, "vm")
+
+
+class KtError(Exception):
+    """An expected failure: printed as one line, exit status 2."""
+
+
+def log(msg: str) -> None:
+    print("kt: " + msg, file=sys.stderr, flush=True)
+
+
+def sha256_file(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def sha256_text(*parts: Union[str, bytes]) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode() if isinstance(p, str) else p)
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+class Lock:
+    """An exclusive flock on a file, so two runs never build one dir at once."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    def __enter__(self) -> "Lock":
+        os.makedirs(os.path.dirname(self.path), exist_ok=True)
+        self.f = open(self.path, "w")
+        fcntl.flock(self.f, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *a: object) -> None:
+        fcntl.flock(self.f, fcntl.LOCK_UN)
+        self.f.close()
+
+
+def run(cmd: Sequence[str], cwd: Optional[str] = None,
+        logfile: Optional[str] = None) -> None:
+    """Run a build step; on failure show the tail of its output."""
+    if logfile:
+        with open(logfile, "ab") as lf:
+            lf.write(("\n$ " + " ".join(cmd) + "\n").encode())
+            lf.flush()
+            p = subprocess.run(cmd, cwd=cwd, stdout=lf, stderr=subprocess.STDOUT)
+        if p.returncode:
+            with open(logfile, "rb") as lf:
+                tail = lf.read()[-3000:].decode(errors="replace")
+            sys.stderr.write(tail)
+            raise KtError("`%s` failed (exit %d); full log: %s"
+                          % (" ".join(cmd[:4]), p.returncode, logfile))
+        return
+    p = subprocess.run(cmd, cwd=cwd)
+    if p.returncode:
+        raise KtError("`%s` failed (exit %d)" % (" ".join(cmd), p.returncode))

@@ -1,0 +1,147 @@
+"""The command line of the pipeline (`python3 -m vm`, run by the Makefile).
+
+    python3 -m vm doctor                     what is missing, one line each
+    python3 -m vm kernel [-V VARIANT]        build (or reuse) a kernel, print its dir
+    python3 -m vm boot   [-V VARIANT] [--cmdline ...] [--run a,b] [--gdb] [--shell]
+    python3 -m vm gdb    [-V VARIANT] [--batch FILE]   attach to `boot --gdb`
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from typing import List, Optional
+
+from vm import proc
+from vm.base import KtError
+from vm.cache import cache_root, missing_tools, tarball
+from vm.gdb import gdb_cmd, halted_vm, port_file, write_port_file
+from vm.initramfs import build_initramfs
+from vm.kbuild import build_dir, build_kernel, kt_dir
+from vm.qemu import END_MARK, boot, full_cmdline, qemu_cmd, scenario_cmdline
+from vm.variant import DEFAULT_VARIANT
+
+
+def _variant_arg(variant: str) -> str:
+    return "" if variant == DEFAULT_VARIANT else " VARIANT=" + variant
+
+
+def cmd_doctor(a: argparse.Namespace) -> None:
+    miss: List[object] = list(missing_tools())
+    for t, pkg in missing_tools():
+        print("missing: %s (apt package %s)" % (t, pkg))
+    try:
+        print("tarball: %s" % tarball())
+    except KtError as e:
+        print("missing: " + str(e))
+        miss.append(e)
+    for mod in ("sphinx", "pytest"):
+        if subprocess.run(["/usr/bin/python3", "-c", "import " + mod],
+                          capture_output=True).returncode:
+            print("missing: python module %s for /usr/bin/python3 (apt package "
+                  "python3-%s)" % (mod, mod))
+            miss.append(mod)
+    print("cache: %s" % cache_root())
+    if miss:
+        raise KtError("%d thing(s) missing; run `make deps`" % len(miss))
+    print("ok: everything the pipeline needs is installed")
+
+
+def cmd_kernel(a: argparse.Namespace) -> None:
+    print(build_kernel(a.variant))
+
+
+def cmd_builddir(a: argparse.Namespace) -> None:
+    print(build_dir(a.variant))
+
+
+def cmd_boot(a: argparse.Namespace) -> int:
+    bdir = build_kernel(a.variant)
+    cmdline = " ".join(x for x in (a.cmdline, scenario_cmdline(a.run)) if x)
+    if a.gdb:
+        full = ("kt_shell=1 " if a.shell else "") + cmdline
+        with halted_vm(bdir, full, terminal=True,
+                       initrd=build_initramfs(bdir, shell=a.shell)) as vm:
+            write_port_file(a.variant, vm)
+            print("kt: QEMU halted, gdb stub on 127.0.0.1:%d; in another terminal: "
+                  "make gdb%s   (quit QEMU: Ctrl-A X)" % (vm.port, _variant_arg(a.variant)),
+                  flush=True)
+            try:
+                return vm.wait()
+            finally:
+                try:
+                    os.unlink(port_file(a.variant))
+                except OSError:
+                    pass
+    if a.shell:
+        print("kt: starting a shell in the %s kernel; leave with `poweroff -f` "
+              "or Ctrl-A X" % a.variant, flush=True)
+        return proc.interactive(qemu_cmd(bdir, build_initramfs(bdir, "shell", shell=True),
+                                         full_cmdline("kt_shell=1 " + cmdline),
+                                         interactive=True))
+    log_path = a.log or kt_dir(bdir, "boot.log")
+    b = boot(bdir, cmdline, timeout=a.timeout, log_path=log_path, echo=not a.quiet)
+    print("kt: boot %s in %.1f s; serial log: %s" % (b.status, b.seconds, b.log_path),
+          file=sys.stderr)
+    if not b.ok:
+        if a.quiet:
+            print(b.tail(), file=sys.stderr)
+        raise KtError("boot did not reach %s (%s)" % (END_MARK, b.status))
+    errors = [ln.strip() for ln in b.text.splitlines() if ln.startswith("KT-ERROR")]
+    if errors:
+        raise KtError(errors[0][len("KT-ERROR "):] +
+                      ("; and %d more KT-ERROR lines" % (len(errors) - 1)
+                       if len(errors) > 1 else ""))
+    return 0
+
+
+def cmd_gdb(a: argparse.Namespace) -> int:
+    try:
+        with open(port_file(a.variant)) as f:
+            info = json.load(f)
+        os.kill(info["pid"], 0)
+    except (OSError, ValueError, KeyError):
+        raise KtError("no halted QEMU for variant %s; start `make qemu-gdb%s` in "
+                      "another terminal first" % (a.variant, _variant_arg(a.variant)))
+    extra: List[str] = []
+    for f in a.x or ():
+        extra += ["-x", f]
+    return proc.interactive(gdb_cmd(info["bdir"], info["port"],
+                                    [a.batch] if a.batch else (), extra))
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    proc.install_signal_handlers()
+    ap = argparse.ArgumentParser(prog="python3 -m vm", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+
+    def add(name: str, fn: object, help_: str) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_)
+        p.add_argument("-V", "--variant", default=os.environ.get("VARIANT") or
+                       DEFAULT_VARIANT)
+        p.set_defaults(fn=fn)
+        return p
+    add("doctor", cmd_doctor, "say what is missing")
+    add("kernel", cmd_kernel, "build or reuse a kernel, print its build dir")
+    add("builddir", cmd_builddir, "print the build dir (no build)")
+    p = add("boot", cmd_boot, "boot in QEMU")
+    p.add_argument("--cmdline", default="")
+    p.add_argument("--run", default="", help="lab scenarios to run, a,b,c")
+    p.add_argument("--timeout", type=int, default=300)
+    p.add_argument("--log")
+    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--gdb", action="store_true", help="halt with a gdb stub")
+    p.add_argument("--shell", action="store_true", help="interactive busybox shell")
+    p = add("gdb", cmd_gdb, "attach gdb-multiarch to `boot --gdb`")
+    p.add_argument("--batch")
+    p.add_argument("-x", action="append")
+    a = ap.parse_args(argv)
+    try:
+        return a.fn(a) or 0
+    except KtError as e:
+        print("kasan-tags: error: %s" % e, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("kasan-tags: interrupted", file=sys.stderr)
+        return 130

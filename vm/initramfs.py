@@ -1,0 +1,102 @@
+"""The guest side: the nolibc PID 1 and tools (vm/init/*.c), the lab
+module(s) of labs/module, Debian's static arm64 busybox, the initramfs."""
+
+import glob
+import os
+import shutil
+import subprocess
+from typing import List
+
+from vm import cache
+from vm.base import REPO, VM, KtError, run
+from vm.kbuild import kernel_info, kt_dir, module_dir
+
+BUSYBOX_APPLETS = ("sh", "ls", "cat", "echo", "poweroff", "mount", "dmesg", "grep",
+                   "head", "tail", "free", "ps", "vi", "less", "hexdump")
+
+
+def build_prog(bdir: str, name: str) -> str:
+    """vm/init/NAME.c -> a static aarch64 program against the tree's nolibc."""
+    src = kernel_info(bdir)["src"]
+    out = kt_dir(bdir, name)
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    cfile = os.path.join(VM, "init", name + ".c")
+    if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(cfile):
+        return out
+    run(["clang", "--target=aarch64-linux-gnu", "-fuse-ld=lld", "-Os", "-Wall",
+         "-Werror", "-static", "-nostdlib", "-ffreestanding", "-fno-stack-protector",
+         "-fno-asynchronous-unwind-tables", "-include",
+         os.path.join(src, "tools/include/nolibc/nolibc.h"),
+         "-I", os.path.join(bdir, "usr/include"), "-o", out, cfile])
+    return out
+
+
+def build_init(bdir: str) -> str:
+    """PID 1: vm/init/init.c."""
+    return build_prog(bdir, "init")
+
+
+def build_module(bdir: str) -> List[str]:
+    """Out-of-tree lab module(s) from labs/module, built in the build dir."""
+    srcdir = os.path.join(REPO, "labs", "module")
+    if not os.path.isdir(srcdir):
+        return []
+    mdir = module_dir(bdir)
+    os.makedirs(mdir, exist_ok=True)
+    # kbuild builds an external module where its sources are; keep the repo
+    # clean and the variants apart by syncing the sources into the build dir.
+    run(["rsync", "-a", "--delete", "--exclude=*.o", "--exclude=*.ko",
+         "--exclude=.*", "--exclude=*.mod*", "--exclude=modules.order",
+         "--exclude=Module.symvers", "--exclude=*.toml", srcdir + "/", mdir + "/"])
+    blog = os.path.join(mdir, "kt-module-build.log")
+    open(blog, "w").close()
+    run(["make", "-C", bdir, "M=" + mdir, "ARCH=arm64", "LLVM=1", "modules"],
+        logfile=blog)
+    return sorted(glob.glob(os.path.join(mdir, "*.ko")))
+
+
+def busybox() -> str:
+    """Debian's static arm64 busybox, unpacked into the cache (not installed)."""
+    bb = os.path.join(cache.cache_root(), "busybox", "bin", "busybox")
+    if os.path.exists(bb):
+        return bb
+    top = os.path.dirname(os.path.dirname(bb))
+    debs = glob.glob(os.path.join(top, "busybox-static_*_arm64.deb"))
+    if not debs:
+        os.makedirs(top, exist_ok=True)
+        p = subprocess.run(["apt-get", "download", "busybox-static:arm64"], cwd=top,
+                           capture_output=True, text=True)
+        debs = glob.glob(os.path.join(top, "busybox-static_*_arm64.deb"))
+        if p.returncode or not debs:
+            raise KtError("cannot download busybox-static:arm64 (run `make deps`, "
+                          "which adds the arm64 architecture): %s"
+                          % (p.stderr.strip().splitlines() or ["?"])[-1])
+    x = os.path.join(top, "x")
+    run(["dpkg-deb", "-x", debs[0], x])
+    os.makedirs(os.path.dirname(bb), exist_ok=True)
+    shutil.copy(os.path.join(x, "bin", "busybox"), bb)
+    return bb
+
+
+def build_initramfs(bdir: str, name: str = "default", shell: bool = False) -> str:
+    """initramfs with /init, the lab modules, and (for `shell`) busybox."""
+    init = build_init(bdir)
+    spec = ["dir /dev 0755 0 0", "nod /dev/console 0600 0 0 c 5 1",
+            "dir /proc 0755 0 0", "dir /sys 0755 0 0", "dir /tmp 0755 0 0",
+            "dir /lib 0755 0 0", "dir /lib/modules 0755 0 0",
+            "file /init %s 0755 0 0" % init,
+            "file /tcpbench %s 0755 0 0" % build_prog(bdir, "tcpbench")]
+    for ko in build_module(bdir):
+        spec.append("file /lib/modules/%s %s 0644 0 0" % (os.path.basename(ko), ko))
+    if shell:
+        spec += ["dir /bin 0755 0 0", "file /bin/busybox %s 0755 0 0" % busybox()]
+        spec += ["slink /bin/%s busybox 0777 0 0" % a for a in BUSYBOX_APPLETS]
+    out = kt_dir(bdir, "initramfs-%s.cpio" % name)
+    with open(out + ".list", "w") as f:
+        f.write("\n".join(spec) + "\n")
+    with open(out, "wb") as f:
+        p = subprocess.run([os.path.join(bdir, "usr/gen_init_cpio"), out + ".list"],
+                           stdout=f)
+    if p.returncode:
+        raise KtError("gen_init_cpio failed for %s" % out)
+    return out

@@ -1,0 +1,202 @@
+"""QEMU: the machine as data, one boot, its serial log and how it ended.
+
+A variant picks its machine with `# kt-machine: NAME` in a fragment
+(default `virt`); MACHINES holds each machine's parameters, in the way
+kunit's qemu_configs/*.py hold theirs."""
+
+import os
+import re
+import selectors
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from typing import Callable, Dict, List, Optional, Tuple
+
+from vm import proc
+from vm.base import KtError
+from vm.kbuild import image, kernel_info, kt_dir
+from vm.initramfs import build_initramfs
+from vm.variant import CONFIGS, resolve_variant
+
+START_MARK = "KT-INIT-START"
+END_MARK = "KT-INIT-END"
+PANIC_RE = re.compile(r"Kernel panic - not syncing|---\[ end Kernel panic")
+BASE_CMDLINE = "console=ttyAMA0 nokaslr panic=-1 kasan_multi_shot"
+
+
+@dataclass(frozen=True)
+class QemuParams:
+    """How one emulated machine is started (qemu-system-aarch64 argv)."""
+    name: str
+    machine: str = "virt"
+    cpu: str = "max"
+    mem: str = "512M"
+    # Debian's QEMU lacks efi-virtio.rom: no NIC, or QEMU exits at once.
+    extra: Tuple[str, ...] = ("-nic", "none")
+
+    def argv(self, kernel: str, initrd: str, cmdline: str, gdb_port: Optional[int] = None,
+             interactive: bool = False) -> List[str]:
+        cmd = ["qemu-system-aarch64", "-M", self.machine, "-cpu", self.cpu, "-m", self.mem,
+               "-nographic", "-no-reboot", *self.extra,
+               "-kernel", kernel, "-initrd", initrd, "-append", cmdline]
+        if not interactive:
+            cmd += ["-monitor", "none"]
+        if gdb_port:
+            cmd += ["-gdb", "tcp:127.0.0.1:%d" % gdb_port, "-S"]
+        return cmd
+
+    def describe(self) -> str:
+        return "-M %s -cpu %s (TCG, no KVM), %s, 1 vCPU" % (
+            self.machine, self.cpu, self.mem.replace("M", " MiB"))
+
+
+MACHINES: Dict[str, QemuParams] = {
+    "virt": QemuParams("virt"),
+}
+
+
+def machine_of_variant(variant: str) -> QemuParams:
+    """The machine a variant's fragments ask for (`# kt-machine: NAME`)."""
+    frags, _ = resolve_variant(variant)
+    name = "virt"
+    for path in frags:
+        for line in open(path):
+            m = re.match(r"#\s*kt-machine:\s*(\S+)", line)
+            if m:
+                name = m.group(1)
+    if name not in MACHINES:
+        raise KtError("%s: unknown machine %r (known: %s; see %s)" % (
+            variant, name, ", ".join(MACHINES), CONFIGS))
+    return MACHINES[name]
+
+
+def machine(bdir: str) -> QemuParams:
+    return machine_of_variant(kernel_info(bdir)["variant"])
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def wait_port(port: int, deadline: float) -> bool:
+    """Until QEMU's gdb stub accepts connections (it listens before running)."""
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def full_cmdline(cmdline: str = "") -> str:
+    return (BASE_CMDLINE + " " + cmdline).strip()
+
+
+def scenario_cmdline(names: str) -> str:
+    """The init's command line that runs lab scenarios `a,b,c`."""
+    return ("kt_run=" + names) if names else ""
+
+
+def qemu_cmd(bdir: str, initrd: str, cmdline: str, gdb_port: Optional[int] = None,
+             interactive: bool = False) -> List[str]:
+    return machine(bdir).argv(image(bdir), initrd, cmdline, gdb_port, interactive)
+
+
+class Boot:
+    """The result of one boot: the serial log and how it ended."""
+
+    def __init__(self, log_path: str, text: str, status: str, seconds: float):
+        self.log_path, self.text, self.status, self.seconds = \
+            log_path, text, status, seconds
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def tail(self, n: int = 40) -> str:
+        return "\n".join(self.text.splitlines()[-n:])
+
+
+def status_of(text: str) -> str:
+    """ok (the init's end marker), panic, or exit (ended without either)."""
+    if END_MARK in text:
+        return "ok"
+    if PANIC_RE.search(text):
+        return "panic"
+    return "exit"
+
+
+def start(bdir: str, cmdline: str, initrd: Optional[str] = None,
+          gdb_port: Optional[int] = None,
+          stdin_pipe: bool = False) -> Tuple["subprocess.Popen[bytes]", List[str]]:
+    """Start QEMU (halted if gdb_port) with its serial console on a pipe."""
+    cmd = qemu_cmd(bdir, initrd or build_initramfs(bdir), full_cmdline(cmdline), gdb_port)
+    p = proc.spawn(cmd, stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
+                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return p, cmd
+
+
+def collect(p: "subprocess.Popen[bytes]", cmd: List[str], log_path: str, timeout: float,
+            echo: bool = False, shell_input: Optional[str] = None) -> Boot:
+    """Read QEMU's serial console into log_path until it exits or `timeout`;
+    then reap it.  shell_input is typed once a busybox prompt appears."""
+    t0 = time.time()
+    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    buf, status = bytearray(), None
+    sel = selectors.DefaultSelector()
+    assert p.stdout is not None
+    sel.register(p.stdout, selectors.EVENT_READ)
+    with open(log_path, "wb") as lf:
+        lf.write(("# kt boot: %s\n" % " ".join(cmd)).encode())
+        while True:
+            left = t0 + timeout - time.time()
+            if left <= 0:
+                status = "timeout"
+                break
+            if not sel.select(min(left, 1.0)):
+                continue
+            chunk = os.read(p.stdout.fileno(), 65536)
+            if not chunk:
+                break
+            buf += chunk
+            lf.write(chunk)
+            lf.flush()
+            if echo:
+                sys.stdout.write(chunk.decode(errors="replace"))
+                sys.stdout.flush()
+            if shell_input and p.stdin and b"/ # " in buf:
+                p.stdin.write(shell_input.encode())
+                p.stdin.close()
+                shell_input = None
+    sel.close()
+    proc.reap(p)
+    text = buf.decode(errors="replace").replace("\r\n", "\n")
+    return Boot(log_path, text, status or status_of(text), time.time() - t0)
+
+
+def boot(bdir: str, cmdline: str = "", timeout: float = 300, log_path: Optional[str] = None,
+         echo: bool = False, initrd: Optional[str] = None, gdb_port: Optional[int] = None,
+         on_start: Optional[Callable[["subprocess.Popen[bytes]"], None]] = None,
+         shell_input: Optional[str] = None) -> Boot:
+    """Boot a kernel non-interactively; return a Boot.
+
+    status: ok (reached END_MARK, QEMU exited), panic, timeout, or exit
+    (QEMU ended without the end marker)."""
+    log_path = log_path or kt_dir(bdir, "boot.log")
+    p, cmd = start(bdir, cmdline, initrd, gdb_port, stdin_pipe=bool(shell_input))
+    if on_start:
+        on_start(p)
+    return collect(p, cmd, log_path, timeout, echo, shell_input)
+
+
+def qemu_version() -> str:
+    """The first line of `qemu-system-aarch64 --version`."""
+    out = subprocess.run(["qemu-system-aarch64", "--version"], capture_output=True,
+                         text=True).stdout
+    return (out.splitlines() or ["qemu-system-aarch64: no version"])[0]

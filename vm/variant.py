@@ -1,0 +1,80 @@
+"""Kernel variants as data: every vm/configs/NAME.config is one.
+
+Shared pieces live in vm/configs/fragments/ and are pulled in with
+`# kt-include: other.config`; `# kt-patch: patches/.../NN-x.patch` names a
+kernel patch the variant applies.  Pure functions over those files."""
+
+import os
+import re
+from typing import Dict, List, Tuple
+
+from vm.base import REPO, VM, KtError
+
+CONFIGS = os.path.join(VM, "configs")
+DEFAULT_VARIANT = "swtags"
+
+
+def variants() -> List[str]:
+    return sorted(f[:-7] for f in os.listdir(CONFIGS) if f.endswith(".config"))
+
+
+def resolve_variant(name: str) -> Tuple[List[str], List[str]]:
+    """Return (fragment paths in merge order, patch paths) of a variant."""
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", name or "") or \
+            not os.path.exists(os.path.join(CONFIGS, name + ".config")):
+        raise KtError("unknown variant %r; known: %s" % (name, ", ".join(variants())))
+    frags = [os.path.join(CONFIGS, "fragments", "base.config")]
+    patches: List[str] = []
+
+    def visit(path: str) -> None:
+        for line in open(path):
+            m = re.match(r"#\s*kt-include:\s*(\S+)", line)
+            if m:
+                # a variant, or a shared piece from vm/configs/fragments/
+                inc = os.path.join(CONFIGS, m.group(1))
+                if not os.path.exists(inc):
+                    inc = os.path.join(CONFIGS, "fragments", m.group(1))
+                if not os.path.exists(inc):
+                    raise KtError("%s includes missing %s" % (path, m.group(1)))
+                visit(inc)
+            m = re.match(r"#\s*kt-patch:\s*(\S+)", line)
+            if m:
+                p = os.path.join(REPO, m.group(1))
+                if not os.path.exists(p):
+                    raise KtError("%s names missing patch %s" % (path, m.group(1)))
+                patches.append(p)
+        if path not in frags:
+            frags.append(path)
+    visit(os.path.join(CONFIGS, name + ".config"))
+    return frags, patches
+
+
+def fragment_options(paths: List[str]) -> Dict[str, str]:
+    """{CONFIG_X: value} that the fragments ask for ('n' for 'is not set')."""
+    want = {}
+    for path in paths:
+        for line in open(path):
+            line = line.strip()
+            m = re.fullmatch(r"(CONFIG_\w+)=(.*)", line)
+            if m:
+                want[m.group(1)] = m.group(2)
+            m = re.fullmatch(r"# (CONFIG_\w+) is not set", line)
+            if m:
+                want[m.group(1)] = "n"
+    return want
+
+
+def config_mismatches(want: Dict[str, str],
+                      dotconfig_text: str) -> List[Tuple[str, str, str]]:
+    """(option, wanted, got) for every wanted option .config does not have."""
+    have = {}
+    for line in dotconfig_text.splitlines():
+        m = re.fullmatch(r"(CONFIG_\w+)=(.*)", line)
+        if m:
+            have[m.group(1)] = m.group(2)
+    bad = []
+    for k, v in want.items():
+        got = have.get(k, "n")
+        if got != v:
+            bad.append((k, v, got))
+    return bad
