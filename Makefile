@@ -70,7 +70,7 @@ lab:
 	@$(PY) -m labs.grade --interactive $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP))
 
 grade:
-	@$(PY) -m labs.grade $(if $(N),-n $(N))
+	@$(PY) -m labs.grade $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP))
 
 # The captured outputs the lab pages include are the grading runs' outputs.
 transcripts:

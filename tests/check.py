@@ -64,6 +64,16 @@ def check_tooling():
            summary, time.time() - t0)
 
 
+def check_lint():
+    """`make lint`: flake8, shellcheck, mypy (settings in setup.cfg, pyproject.toml)."""
+    t0 = time.time()
+    p = subprocess.run(["make", "-s", "lint"], cwd=REPO, capture_output=True, text=True)
+    out = (p.stdout + p.stderr).strip().splitlines()
+    record("lint: flake8, shellcheck, mypy", p.returncode == 0,
+           "" if p.returncode == 0 else (out or ["make lint failed"])[-1], time.time() - t0,
+           out[:20] if p.returncode else ())
+
+
 def check_checkpatch():
     t0 = time.time()
     src, _ = vm.pristine_tree()
@@ -253,6 +263,7 @@ def main():
         print("kasan-tags: error: %s" % e)
         return 2
     check_tooling()
+    check_lint()
     check_checkpatch()
     check_variant("swtags", "sw_tags")
     check_variant("generic", "generic")

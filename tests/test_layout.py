@@ -68,4 +68,4 @@ def test_importing_vm_installs_no_signal_handler():
 def test_no_preexec_fn():
     for f in tracked("*.py"):
         if f != "tests/test_layout.py":
-            assert "preexec_fn" not in open(os.path.join(REPO, f)).read(), f
+            assert "preexec_fn=" not in open(os.path.join(REPO, f)).read(), f

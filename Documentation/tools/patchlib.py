@@ -1,6 +1,6 @@
 """Read the v9 mbox patches: headers, message, diffstat, files, hunks.
 
-Pure functions over the patch text (tested in tests/test_patchlib.py).
+Pure functions over the patch text (tested in tests/test_series.py).
 Also: the post-image of a file from its hunks (what patch 19 leaves of
 kasan.rst), and lineage -- how many added lines survive in another tree.
 """
@@ -57,8 +57,6 @@ class FileDiff:
                 self.header.append(line)
         self.created = any(ln.startswith("new file mode") for ln in self.header)
         self.deleted = any(ln.startswith("deleted file mode") for ln in self.header)
-        r = [ln for ln in self.header if ln.startswith("rename from ")]
-        self.renamed_from = r[0][len("rename from "):] if r else None
 
     @property
     def path(self):
@@ -66,9 +64,6 @@ class FileDiff:
 
     def added(self):
         return [ln[1:] for h in self.hunks for ln in h.lines if ln.startswith("+")]
-
-    def removed(self):
-        return [ln[1:] for h in self.hunks for ln in h.lines if ln.startswith("-")]
 
 
 class Hunk:
