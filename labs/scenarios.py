@@ -21,7 +21,7 @@ KV = re.compile(r"(\w+)=(\S+)")
 
 
 MODULE_C = os.path.join(HERE, "module", "kasan_lab.c")
-EXPECTED_KEYS = {"check", "sw_tags", "generic", "benchmark"}
+EXPECTED_KEYS = {"check", "sw_tags", "generic", "benchmark", "events"}
 MODE_KEYS = {"reports", "results"}
 
 
@@ -186,6 +186,11 @@ def check_scenario(name, lines, mode, exp):
         return ["scenario did not start (no 'begin' line)"]
     if "end" not in names:
         errs.append("scenario did not finish (no 'end' line)")
+    for need in exp.get("events", []):
+        # e.g. "access": the module printed it just before the bad access,
+        # so without it the bug never happened and "no report" means nothing.
+        if need not in names:
+            errs.append("no '%s' line: the scenario did not get that far" % need)
     m = exp.get(mode, {})
     try:
         reps = kreport.parse_reports("\n".join(lines), mode_hint=mode)
@@ -209,9 +214,15 @@ def check_scenario(name, lines, mode, exp):
         # The report's tags are the ones the module saw just before the access.
         acc_reps = [r for r in reps if r["access"] in ("read", "write")]
         for r, a in zip(acc_reps, [a for a in access if a.get("tag") != "ff"]):
-            if (r["pointer_tag"], r["memory_tag"]) != (a["tag"], a["memtag"]):
+            if (r["pointer_tag"], r["memory_tag"]) != (a.get("tag"), a.get("memtag")):
                 errs.append("report tags %s/%s differ from the module's %s/%s" % (
-                    r["pointer_tag"], r["memory_tag"], a["tag"], a["memtag"]))
+                    r["pointer_tag"], r["memory_tag"], a.get("tag"), a.get("memtag")))
+        # A free report's pointer tag is the freed pointer's: the module's `ptr`.
+        ptrs = [kv.get("tag") for e, kv in ev if e == "ptr"]
+        for r in reps:
+            if r["access"] == "free" and r["pointer_tag"] not in ptrs[:1]:
+                errs.append("free report's pointer tag %s is not the object's %s" % (
+                    r["pointer_tag"], ptrs[:1] or "(no ptr line)"))
     results = {}
     for e, kv in ev:
         if e in ("result", "reuse"):
@@ -220,7 +231,11 @@ def check_scenario(name, lines, mode, exp):
         if results.get(k) != str(v):
             errs.append("result %s=%s, expected %s" % (k, results.get(k), v))
     if exp.get("check"):
-        errs += CHECKS[exp["check"]](ev, mode)
+        try:
+            errs += CHECKS[exp["check"]](ev, mode)
+        except (KeyError, ValueError, IndexError) as e:
+            errs.append("check %s: a line lacks a field or is cut (%s: %s)" % (
+                exp["check"], type(e).__name__, e))
     return errs
 
 

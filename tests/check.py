@@ -135,7 +135,7 @@ def check_gdb_live():
     record("gdb live: batch session on swtags", True, "", secs)
     r = reps[0]
     kv = dict(ln.split(":", 1) for ln in sec["kasan-tag"] if ":" in ln)
-    got = (kv.get("pointer tag", "").strip(), kv.get("memory tag", "").split()[0])
+    got = (kv.get("pointer tag", "").strip(), (kv.get("memory tag", "").split() or ["none"])[0])
     record("gdb live: kasan-tag shows the report's tags %s/%s" % (
         r["pointer_tag"], r["memory_tag"]), got == (r["pointer_tag"], r["memory_tag"])
         and "FAILS" in kv.get("access", ""), "gdb said %s/%s" % got)

@@ -54,3 +54,78 @@ def test_crlf_and_timestamps():
     text = "[    1.0]     # Subtest: kasan\r\n[    1.0]     1..1\r\n[ 2.5]     ok 1 x\r\nok 1 kasan\r\n"
     s = ktap.parse(text)["kasan"]
     assert s.counts()["pass"] == 1 and s.complete
+
+
+def suite(cases, plan=None, summary=True, own="ok"):
+    """A small KTAP suite: cases is [(status line, name)]."""
+    n = len(cases)
+    lines = ["    # Subtest: kasan", "    1..%d" % (n if plan is None else plan)]
+    for i, (st, name) in enumerate(cases, 1):
+        lines.append("    %s %d %s" % (st, i, name))
+    if summary:
+        p = sum(1 for st, _ in cases if st == "ok")
+        f = sum(1 for st, _ in cases if st.startswith("not ok"))
+        lines.append("# kasan: pass:%d fail:%d skip:0 total:%d" % (p, f, n))
+    lines.append("%s 1 kasan" % own)
+    return "\n".join(lines) + "\n"
+
+
+EXP1 = {"suite": "kasan", "min_pass": 1}
+
+
+def test_suite_own_not_ok_fails_even_if_cases_pass():
+    ok, lines = ktap.judge(ktap.parse(suite([("ok", "a")], own="not ok")), EXP1)
+    assert not ok and "suite kasan itself is reported not ok" in lines
+    assert ktap.judge(ktap.parse(suite([("ok", "a")])), EXP1) == (
+        True, ["# kasan: pass:1 fail:0 skip:0 total:1"])
+
+
+def test_suite_status_and_plan():
+    s = ktap.parse(suite([("ok", "a"), ("ok", "b")]))["kasan"]
+    assert (s.status, s.plan, s.complete) == ("pass", 2, True)
+    s = ktap.parse(suite([("ok", "a")], plan=2))["kasan"]
+    assert not s.complete
+    s = ktap.parse(suite([("ok", "a")]).replace("ok 1 kasan\n", ""))["kasan"]
+    assert s.status is None and not s.complete
+    assert repr(s.cases[0]) == "Case(1, 'a', 'pass')"
+
+
+def test_directives():
+    text = suite([("ok", "a # SKIP needs CONFIG_X=y"), ("not ok", "b # TODO later"),
+                  ("ok", "c # TODO done")], summary=False)
+    s = ktap.parse(text)["kasan"]
+    assert [(c.name, c.status, c.reason) for c in s.cases] == [
+        ("a", "skip", "needs CONFIG_X=y"), ("b", "fail", "later"), ("c", "pass", "done")]
+    assert s.counts() == {"pass": 1, "fail": 1, "skip": 1}
+    assert [c.name for c in s.skipped()] == ["a"] and [c.name for c in s.failed()] == ["b"]
+
+
+def test_summary_must_agree():
+    text = suite([("ok", "a"), ("ok", "b")]).replace("pass:2 fail:0", "pass:1 fail:1")
+    ok, lines = ktap.judge(ktap.parse(text), EXP1)
+    assert not ok and any("summary line" in ln for ln in lines)
+
+
+def test_min_pass_edges():
+    text = suite([("ok", "a"), ("ok", "b")])
+    assert ktap.judge(ktap.parse(text), dict(EXP1, min_pass=2))[0]
+    ok, lines = ktap.judge(ktap.parse(text), dict(EXP1, min_pass=3))
+    assert not ok and lines[-1] == "only 2 passed, expected at least 3"
+    skipped = suite([("ok", "a # SKIP why")], summary=False)
+    assert ktap.judge(ktap.parse(skipped), {"suite": "kasan", "allowed_skips": ["why"]})[0]
+
+
+def test_known_failure_only_by_name():
+    text = suite([("ok", "a"), ("not ok", "b")])
+    exp = dict(EXP1, known_failures=[{"case": "b", "reason": "upstream\n  bug"}])
+    assert ktap.judge(ktap.parse(text), exp) == (True, [
+        "# kasan: pass:1 fail:1 skip:0 total:2", "known upstream failure b: upstream bug"])
+    exp = dict(EXP1, known_failures=[{"case": "c", "reason": "x"}])
+    assert not ktap.judge(ktap.parse(text), exp)[0]
+
+
+def test_variant_without_kasan():
+    none = {"suite": ""}
+    ok, lines = ktap.judge(ktap.parse(suite([("ok", "a")])), none)
+    assert not ok and lines == ["suite kasan ran, but this variant has no KASAN"]
+    assert ktap.judge({}, none) == (True, ["no kasan suite in this variant (as expected)"])

@@ -104,3 +104,74 @@ def test_unknown_expected_key_and_check(tmp_path):
     errs = scenarios.expected_errors(toml_path=str(toml))
     assert any("[tags] check 'tag' is not one of" in e for e in errs)
     assert any("[tags] unknown key sw_tags.report" in e for e in errs)
+
+
+def test_gdb_sections():
+    text = "noise\nKT-GDB first\na\nb\nKT-GDB  second \nc\n"
+    assert lab.gdb_sections(text) == {"first": ["a", "b"], "second": ["c"]}
+    assert lab.gdb_sections("no markers\n") == {}
+
+
+def test_checker_takes_run_or_run_and_step(tmp_path):
+    mod = type(os)("m")
+    mod.check_a = lambda run: [("a", run, "")]
+    mod.check_b = lambda run, step: [("b", step["name"], "")]
+    x = lab.Lab("09-x", {"title": "t", "step": []}, mod)
+    assert x.checker({"name": "a"})("R", {"name": "a"}) == [("a", "R", "")]
+    assert x.checker({"name": "b"})("R", {"name": "b"}) == [("b", "b", "")]
+    assert x.checker({"name": "z", "check": "b"})("R", {"name": "z"}) == [("b", "z", "")]
+    assert x.number == 9 and x.path("f").endswith("labs/09-x/f")
+
+
+def test_folders_need_a_number_and_steps(tmp_path):
+    for d in ("01-a", "02-b", "x-c", "03"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "01-a" / "steps.toml").write_text("")
+    (tmp_path / "x-c" / "steps.toml").write_text("")
+    assert lab.folders(str(tmp_path)) == ["01-a"]
+
+
+def spec_errors(steps, module=None, **top):
+    mod = module or type(os)("m")
+    spec = dict({"title": "t", "step": steps}, **top)
+    return lab.validate("01-tag-assignment", spec, mod, LABS)
+
+
+def test_step_shape_errors():
+    mod = type(os)("m")
+    mod.check_a = mod.check_b = lambda run: []
+    assert spec_errors([{"name": "a"}, {"name": "b"}], mod) == []
+    errs = spec_errors([{"name": "a"}, {"cmdline": "x"}, {"name": "a"}], mod)
+    assert "labs/01-tag-assignment/steps.toml: step #2: has no name" in errs
+    assert "labs/01-tag-assignment/steps.toml: step a: duplicate step name" in errs
+    assert spec_errors([{"name": "a", "gdb": "slab.gdb", "host": ["x"]}], mod) == [
+        "labs/01-tag-assignment/steps.toml: step a: has both gdb and host"]
+    assert spec_errors([{"name": "a", "filter": "("}], mod)[0].startswith(
+        "labs/01-tag-assignment/steps.toml: step a: filter is not a regex")
+    assert spec_errors([{"name": "a", "timeout": "9"}], mod) == [
+        "labs/01-tag-assignment/steps.toml: step a: timeout must be a int"]
+    assert spec_errors([{"name": "a", "control": "nope"}], mod) == [
+        "labs/01-tag-assignment/steps.toml: step a: control 'nope' is not a variant "
+        "(vm/configs/)"]
+
+
+def test_checks_false_excludes_check_and_control():
+    for extra in ({"check": "a"}, {"control": "swtags"}):
+        errs = spec_errors([dict({"name": "q", "checks": False}, **extra)])
+        assert errs == ["labs/01-tag-assignment/steps.toml: step q: checks = false, "
+                        "yet check/control is given"], extra
+    assert spec_errors([{"name": "q", "checks": False}]) == []
+
+
+def test_lab_keys():
+    errs = lab.validate("01-x", {"titel": "t"}, type(os)("m"), LABS)
+    assert "labs/01-x/steps.toml: unknown key 'titel' (known: patches, sources, step, title)" \
+        in errs
+    assert "labs/01-x/steps.toml: missing 'title'" in errs
+    assert "labs/01-x/steps.toml: missing 'step'" in errs
+
+
+def test_placeholder_messages_quote_the_placeholder():
+    errs = lab.placeholder_errors("w", "{kernel:x} {moddir:nope} {vmlinux:swtags}", [])
+    assert errs == ["w: unknown placeholder {kernel:x} (known: {bdir}, {vmlinux}, {moddir}, "
+                    "{serial}, {repo})", "w: {moddir:nope} names unknown variant 'nope'"]

@@ -15,3 +15,23 @@ def test_measure_bench_lines():
             "[ 2.0] kasan_lab: slab-bench result pairs=200000 ns_per_pair=456\n")
     m = metrics.measure(text)
     assert (m["boot_s"], m["slab_kb"], m["tcp_mbit"], m["ns_per_pair"]) == (1.5, 2392, 123, 456)
+
+
+MEMLINE = ("Memory: 400000K/524288K available (1000K kernel code, 200K rwdata, 300K rodata, "
+           "400K init, 500K bss, 60000K reserved, 0K cma-reserved)\n"
+           "stackdepot hash table entries: 1048576 (order: 11, 8388608 bytes, linear)\n")
+
+
+def test_memory_line_fields():
+    assert metrics.memory(MEMLINE) == {"ram": 524288, "reserved": 60000,
+                                       "image": 1000 + 200 + 300 + 400 + 500, "depot": 8192}
+    assert metrics.memory(MEMLINE.splitlines()[0])["depot"] == 0
+    assert metrics.memory("no such line") is None
+
+
+def test_shadow_is_reserved_beyond_the_base():
+    base = {"reserved": 10000, "image": 3000, "depot": 0}
+    kasan = {"reserved": 50000, "image": 4000, "depot": 8192}
+    assert metrics.shadow_kb(kasan, base) == (50000 - 4000 - 8192) - (10000 - 3000)
+    assert metrics.shadow_kb(base, base) == 0
+    assert metrics.slab_kb("x\nSlab:   123 kB\n") == 123 and metrics.slab_kb("Slab: 1") is None

@@ -140,7 +140,8 @@ Prints one row per 16 granules (256 bytes of memory in tag-based mode, 128
 in generic mode), from two rows before ADDR to LEN bytes after it
 (default: one row), marking the row of ADDR with '>' and a caret, exactly
 like "Memory state around the buggy address".  In tag-based mode each byte
-is a memory tag: fe = freed or redzone, ff = match-all (untagged memory)."""
+is a memory tag: fe = freed or redzone, ff = untagged memory, which only
+a 0xff (match-all) pointer may access."""
 
     name = "kasan-shadow"
 
@@ -166,7 +167,7 @@ is a memory tag: fe = freed or redzone, ff = match-all (untagged memory)."""
         gdb.write("\n".join(tags.shadow_rows(addr, list(data), start, p)) + "\n")
         if p.mode == "sw_tags":
             gdb.write("(each byte: the tag of 16 bytes; fe = freed/redzone, "
-                      "ff = match-all)\n")
+                      "ff = untagged: only a 0xff pointer passes)\n")
         else:
             gdb.write("(each byte: 8 bytes; 00 = accessible, 01-07 = that many "
                       "accessible, f*/fc/fb = poisoned)\n")

@@ -237,6 +237,10 @@ def summary(r: Report) -> str:
                      (r["pointer_tag"], r["memory_tag"]))
         if r["memory_tag"] == "fe":
             lines.append("  memory tag fe = KASAN_TAG_INVALID: freed object or redzone")
+        elif r["pointer_tag"] == r["memory_tag"]:
+            lines.append("  the tags match: not a tag mismatch, but a %s the allocator "
+                         "refused (e.g. a pointer into, not to the start of, an object)"
+                         % ("free" if r["access"] == "free" else "access"))
         elif r["pointer_tag"] not in (None, "ff"):
             lines.append("  memory tag %s is another allocation's tag: the memory was "
                          "reused (or the pointer strayed into a neighbour)"

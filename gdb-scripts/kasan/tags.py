@@ -32,8 +32,7 @@ GENERIC_POISON = {
 
 ESR_EC_SHIFT = 26
 ESR_EC_BRK64 = 0x3C
-ESR_ISS_MASK = (1 << 25) - 1
-BRK_COMMENT_MASK = 0xFFFF
+BRK_COMMENT_MASK = 0xFFFF   # ISS[15:0] of a BRK64 exception: the immediate
 
 
 class KasanError(Exception):
@@ -90,11 +89,18 @@ def access_passes(ptr_tag: int, mem_tag: int) -> bool:
     return ptr_tag == TAG_KERNEL or ptr_tag == mem_tag
 
 
-def describe_tag(t: int) -> str:
+def describe_tag(t: int, memory: bool = True) -> str:
+    """A memory tag (shadow byte) or, with memory=False, a pointer tag.
+
+    Match-all is a property of the pointer tag: 6.1's kasan_check_range()
+    returns early for a 0xff pointer and only then compares the shadow, so
+    memory tagged 0xff passes only 0xff pointers."""
     if t == TAG_KERNEL:
-        return "0xff KASAN_TAG_KERNEL (match-all)"
+        return ("0xff KASAN_TAG_KERNEL: untagged memory (only a 0xff pointer passes)"
+                if memory else "0xff KASAN_TAG_KERNEL: match-all, never checked")
     if t == TAG_INVALID:
-        return "0xfe KASAN_TAG_INVALID (freed or redzone)"
+        return ("0xfe KASAN_TAG_INVALID: freed or redzone" if memory else
+                "0xfe KASAN_TAG_INVALID: the allocator never gives a pointer this tag")
     return "0x%02x" % t
 
 
@@ -187,7 +193,7 @@ def decode_esr(esr: int, c: Dict[str, int]) -> Dict[str, int]:
     if esr >> 32:
         raise KasanError("ESR 0x%x does not fit in 32 bits" % esr)
     ec = (esr >> ESR_EC_SHIFT) & 0x3F
-    imm = esr & ESR_ISS_MASK & BRK_COMMENT_MASK
+    imm = esr & BRK_COMMENT_MASK
     d = {"esr": esr, "ec": ec, "il": (esr >> 25) & 1, "imm": imm,
          "is_brk": ec == ESR_EC_BRK64}
     d["is_kasan"] = d["is_brk"] and (imm & ~c["KASAN_BRK_MASK"]) == c["KASAN_BRK_IMM"]
