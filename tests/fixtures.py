@@ -1,10 +1,15 @@
 #!/usr/bin/python3
-"""`make fixtures`: capture the serial logs the offline tests read.
+"""`make fixtures`: capture the logs the offline tests read.
 
-Boots swtags and generic once each (KASAN KUnit suite + every lab scenario)
-through the project's one runner and stores the logs, xz-compressed, in
-gdb-scripts/tests/fixtures/.  The tests then parse real reports of this
-project's own kernels, not hand-written ones.
+    python3 -m tests.fixtures          boot swtags and generic once each (KASAN
+                                       KUnit suite + every lab scenario) and store
+                                       the serial logs in gdb-scripts/tests/fixtures/
+    python3 -m tests.fixtures labs     store what the last `make grade` captured
+                                       for each graded step in tests/data/labs/
+
+Everything is xz-compressed, with this machine's cache and checkout paths
+replaced by <cache> and <repo>.  The tests then parse real reports and
+real gdb sessions of this project's own kernels, not hand-written ones.
 """
 
 import lzma
@@ -17,6 +22,42 @@ from labs import scenarios
 REPO = vm.REPO
 
 DEST = os.path.join(REPO, "gdb-scripts", "tests", "fixtures")
+LAB_DATA = os.path.join(REPO, "tests", "data", "labs")
+GRADE = os.path.join(REPO, "build", "grade")
+# What a check reads: the serial log (or a host step's output), the gdb
+# transcript; lab 4's table step reads the table.json its host step wrote.
+KINDS = {"serial": ".serial.log", "gdb": ".serial.gdb.txt"}
+
+
+def scrub(text):
+    """No machine paths in the repository: <cache>/..., <repo>/..."""
+    if text.startswith("# kt boot:"):
+        text = text.split("\n", 1)[1] if "\n" in text else ""
+    return text.replace(vm.cache_root(), "<cache>").replace(REPO, "<repo>")
+
+
+def store_labs():
+    from labs import lab
+    n = 0
+    for x in lab.load_all():
+        for step in x.steps:
+            if not step.get("checks", True):
+                continue
+            names = [(k, step["name"] + suffix) for k, suffix in KINDS.items()]
+            if x.folder.startswith("04") and step["name"] == "table":
+                names = [("json", "table.json")]
+            for kind, name in names:
+                src = os.path.join(GRADE, x.folder, name)
+                if not os.path.exists(src):
+                    if kind == "serial" or kind == "json":
+                        print("fixtures: no %s (run `make grade N=%d`)" % (src, x.number))
+                    continue
+                out = os.path.join(LAB_DATA, x.folder, "%s.%s.xz" % (step["name"], kind))
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                with lzma.open(out, "wt", preset=9) as f:
+                    f.write(scrub(open(src, errors="replace").read()))
+                n += 1
+    print("fixtures: %d files in %s" % (n, os.path.relpath(LAB_DATA, REPO)))
 
 
 def main():
@@ -38,6 +79,9 @@ def main():
 
 if __name__ == "__main__":
     try:
-        main()
+        if sys.argv[1:] == ["labs"]:
+            store_labs()
+        else:
+            main()
     except vm.KtError as e:
         sys.exit("kasan-tags: error: %s" % e)

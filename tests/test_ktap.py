@@ -128,4 +128,7 @@ def test_variant_without_kasan():
     none = {"suite": ""}
     ok, lines = ktap.judge(ktap.parse(suite([("ok", "a")])), none)
     assert not ok and lines == ["suite kasan ran, but this variant has no KASAN"]
-    assert ktap.judge({}, none) == (True, ["no kasan suite in this variant (as expected)"])
+    assert ktap.judge(ktap.parse(""), none) == (
+        False, ["no KTAP header: KUnit never ran (empty or cut log?)"])
+    assert ktap.judge(ktap.parse("[    0.33] KTAP version 1\n[    0.33] 1..0\n"), none) == (
+        True, ["KUnit ran, no kasan suite in this variant (as expected)"])

@@ -45,3 +45,160 @@ def test_collision_bound(swtags_log):
 def test_scenario_not_run():
     assert dict(scenarios.check_log("KT-INIT-START\n", "sw_tags"))["uaf"] == [
         "scenario not run (no KT-SCENARIO-BEGIN uaf)"]
+
+
+def ev(*lines):
+    """Module events from 'event k=v ...' strings, as events() returns them."""
+    return [(ln.split()[0], dict(kv.split("=", 1) for kv in ln.split()[1:])) for ln in lines]
+
+
+PTR = "ptr name=p ptr=35ffff8000b7f800 tag=35 addr=ffffff8000b7f800 size=128 cache=k align=16"
+
+
+def test_tags_shadow_must_cover_every_granule():
+    ok = ev(PTR, "shadow of=p granule=16 granules=8 shadow=35*8,fe*1")
+    assert scenarios.check_tags(ok, "sw_tags") == []
+    assert scenarios.check_tags(ev(PTR, "shadow of=p granule=16 granules=8 shadow=35*9"),
+                                "sw_tags") == []
+    short = ev(PTR, "shadow of=p granule=16 granules=8 shadow=35*7,fe*2")
+    assert scenarios.check_tags(short, "sw_tags") == [
+        "p size 128: shadow 35*7,fe*2 is not tag 35 for all 8 granules"]
+    other = ev(PTR, "shadow of=p granule=16 granules=8 shadow=36*8")
+    assert len(scenarios.check_tags(other, "sw_tags")) == 1
+    assert scenarios.check_tags(ev(PTR), "sw_tags") == ["no ptr/shadow lines"]
+    assert scenarios.check_tags(ev("shadow of=p granule=16 granules=8 shadow=35*8", PTR),
+                                "sw_tags") == ["no ptr/shadow lines"]
+
+
+def test_tags_reserved_alignment_and_generic():
+    for tag in ("fe", "ff"):
+        e = ev(PTR.replace("tag=35", "tag=" + tag),
+               "shadow of=p granule=16 granules=8 shadow=%s*8" % tag)
+        assert scenarios.check_tags(e, "sw_tags") == ["allocation got reserved tag %s" % tag]
+    e = ev(PTR.replace("tag=35", "tag=fd"), "shadow of=p granule=16 granules=8 shadow=fd*8")
+    assert scenarios.check_tags(e, "sw_tags") == []
+    e = ev(PTR.replace("align=16", "align=8"), "shadow of=p granule=16 granules=8 shadow=35*8")
+    assert scenarios.check_tags(e, "sw_tags") == ["object ffffff8000b7f800 not 16-byte aligned"]
+    gen = ev(PTR.replace("tag=35", "tag=ff"), "shadow of=p granule=8 granules=16 shadow=00*16")
+    assert scenarios.check_tags(gen, "generic") == []
+    assert scenarios.check_tags(ev(PTR, "shadow of=p granule=8 granules=16 shadow=00*16"),
+                                "generic") == ["generic pointer has tag 35, expected ff"]
+
+
+def rounds(cache, tags):
+    return ["round cache=%s round=%d ptr=x tag=%s" % (cache, i, t) for i, t in enumerate(tags)]
+
+
+def test_ctor_tag_rules():
+    ok = ev(*rounds("kasan_lab_ctor", ["aa", "aa"]), *rounds("kasan_lab_plain", ["01", "02"]))
+    assert scenarios.check_ctor_tag(ok, "sw_tags") == []
+    bad = ev(*rounds("kasan_lab_ctor", ["aa", "ab"]), *rounds("kasan_lab_plain", ["01", "01"]))
+    assert scenarios.check_ctor_tag(bad, "sw_tags") == [
+        "ctor cache tags changed: ['aa', 'ab']", "plain cache kept one tag: ['01', '01']"]
+    few = ev(*rounds("kasan_lab_ctor", ["aa", "aa"]), *rounds("kasan_lab_plain", ["01"]))
+    assert scenarios.check_ctor_tag(few, "sw_tags") == ["missing rounds"]
+    assert scenarios.check_ctor_tag(ev(*rounds("kasan_lab_ctor", ["aa"]),
+                                       *rounds("kasan_lab_plain", ["01", "02"])),
+                                    "sw_tags") == ["missing rounds"]
+    gen = ev(*rounds("kasan_lab_ctor", ["ff", "ff"]), *rounds("kasan_lab_plain", ["ff", "ff"]))
+    assert scenarios.check_ctor_tag(gen, "generic") == []
+    assert scenarios.check_ctor_tag(ok, "generic") == ["generic tags not ff"]
+
+
+def test_binomial_bounds_edges():
+    assert scenarios.binomial_bounds(10000, 1 / 127) == (34, 123)   # 78.7 +- 5 sigma (8.84)
+    assert scenarios.binomial_bounds(100, 0.5) == (25, 75)
+    assert scenarios.binomial_bounds(10, 0.01) == (0, 2)
+    assert scenarios.binomial_bounds(0, 0.5) == (0, 0)
+
+
+COLL = ["result gap=0 rounds=10000 same_slot=10000 same_tag=0",
+        "result gap=1 rounds=10000 same_slot=10000 same_tag=79",
+        "result reserved_tags=0"]
+
+
+def test_collision_rules():
+    assert scenarios.check_collision(ev(*COLL), "sw_tags") == []
+    assert scenarios.check_collision(ev(*COLL), "generic") == []
+    assert scenarios.check_collision(ev(COLL[0]), "sw_tags") == ["missing result lines"]
+    assert scenarios.check_collision(ev(COLL[1]), "sw_tags") == ["missing result lines"]
+    e = ev(COLL[0].replace("same_tag=0", "same_tag=1"), *COLL[1:])
+    assert len(scenarios.check_collision(e, "sw_tags")) == 1
+    for k, ok in ((34, True), (33, False), (123, True), (124, False)):
+        e = ev(COLL[0], COLL[1].replace("same_tag=79", "same_tag=%d" % k), COLL[2])
+        assert (scenarios.check_collision(e, "sw_tags") == []) == ok, k
+    e = ev(*COLL[:2], "result reserved_tags=3")
+    assert scenarios.check_collision(e, "sw_tags") == ["reserved tags 0xfe/0xff were issued"]
+    assert scenarios.check_collision(ev(*COLL[:2]), "sw_tags") == [
+        "reserved tags 0xfe/0xff were issued"]
+    hist = "hist from=f0 counts=" + ",".join(["1"] * 14 + ["0", "0"])
+    assert scenarios.check_collision(ev(*COLL, hist), "sw_tags") == []
+    hist = "hist from=f0 counts=" + ",".join(["1"] * 15 + ["2"])
+    assert scenarios.check_collision(ev(*COLL, hist), "sw_tags") == [
+        "histogram shows tags fe/ff: ['1', '2']"]
+
+
+def segment(swtags_log, name):
+    return swtags_log.split("KT-SCENARIO-BEGIN %s\n" % name)[1].split("KT-SCENARIO-END")[0]
+
+
+def check(lines_text, name, mode="sw_tags"):
+    exp = scenarios.load_expected()[name]
+    return scenarios.check_scenario(name, lines_text.splitlines(), mode, exp)
+
+
+def test_begin_end_and_access_required(swtags_log):
+    for name in ("oob-in-granule", "match-all", "uaf"):
+        seg = segment(swtags_log, name)
+        assert check(seg, name) == []
+        only = "\n".join(ln for ln in seg.splitlines()
+                         if re.search(r"kasan_lab: %s (begin|end)" % name, ln))
+        assert "no 'access' line: the scenario did not get that far" in check(only, name)
+        no_end = "\n".join(ln for ln in seg.splitlines() if " end" not in ln)
+        assert "scenario did not finish (no 'end' line)" in check(no_end, name)
+        assert check("", name) == ["scenario did not start (no 'begin' line)"]
+    seg = segment(swtags_log, "collision")
+    only = "\n".join(ln for ln in seg.splitlines() if re.search(r"collision (begin|end)", ln))
+    assert "no 'result' line: the scenario did not get that far" in check(only, "collision")
+
+
+def test_free_report_tags_are_compared(swtags_log):
+    seg = segment(swtags_log, "double-free")
+    assert check(seg, "double-free") == []
+    bad = re.sub(r"Pointer tag: \[([0-9a-f]{2})\]", "Pointer tag: [01]", seg)
+    assert any("free report's pointer tag 01 is not the object's" in e
+               for e in check(bad, "double-free"))
+
+
+def test_report_tags_must_be_the_modules(swtags_log):
+    seg = segment(swtags_log, "uaf")
+    bad = re.sub(r"memory tag: \[([0-9a-f]{2})\]", "memory tag: [01]", seg)
+    assert any(e.startswith("report tags") for e in check(bad, "uaf"))
+
+
+def test_module_prediction_must_match(swtags_log):
+    seg = segment(swtags_log, "uaf").replace("outcome=report", "outcome=missed")
+    assert any("module predicts missed" in e for e in check(seg, "uaf"))
+    seg = segment(swtags_log, "oob-in-granule").replace("outcome=missed", "outcome=report")
+    assert any("module predicts report" in e for e in check(seg, "oob-in-granule"))
+
+
+def test_report_in_a_non_lab_function(swtags_log):
+    seg = segment(swtags_log, "uaf").replace("in lab_uaf", "in other_fn")
+    assert any("report names other_fn, not a lab_ function" in e for e in check(seg, "uaf"))
+
+
+def test_cut_lines_are_errors_not_crashes(swtags_log):
+    seg = segment(swtags_log, "ctor-tag")
+    cut = re.sub(r"(ctor-tag round cache=\S+) round=.*", r"\1", seg, count=1)
+    errs = check(cut, "ctor-tag")
+    assert any(e.startswith("check ctor_tag: a line lacks a field or is cut") for e in errs)
+
+
+def test_results_must_match(swtags_log):
+    seg = segment(swtags_log, "ptr-compare")
+    assert check(seg, "ptr-compare") == []
+    exp = scenarios.load_expected()["ptr-compare"]["sw_tags"]["results"]
+    k, v = next(iter(exp.items()))
+    bad = seg.replace("%s=%s" % (k, v), "%s=other" % k)
+    assert "result %s=other, expected %s" % (k, v) in check(bad, "ptr-compare")

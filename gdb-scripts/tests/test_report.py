@@ -115,3 +115,148 @@ def test_memory_state_has_five_rows(swtags_log):
     r = report.parse_reports(swtags_log)[0]
     assert len(r["memory_state"]) == 5
     assert [x["buggy"] for x in r["memory_state"]] == [False, False, True, False, False]
+
+
+SEP = "=" * 66
+WILD = "\n".join([
+    SEP, "BUG: KASAN: wild-memory-access in f1+0x10/0x20",
+    "Read of size 8 at addr 00ff000000000000 by task t/7", SEP,
+    SEP, "BUG: KASAN: null-ptr-deref in f2+0x1/0x2 [mod]",
+    "Write at addr 0000000000000010 by task u/8", "", "Call trace:",
+    " dump_backtrace+0x0/0x1", " kasan_report+0x0/0x1", " __kmem_cache_free+0x1/0x2",
+    " caller_fn+0x4/0x8 [mod]", SEP, ""])
+
+
+def test_reports_without_shadow_split_at_the_separator():
+    reps = report.parse_reports(WILD)
+    assert [(r["bug_type"], r["access"], r["size"], r["addr"], r["task"], r["pid"], r["line"])
+            for r in reps] == [
+        ("wild-memory-access", "read", 8, "00ff000000000000", "t", 7, 2),
+        ("null-ptr-deref", "write", 0, "0000000000000010", "u", 8, 6)]
+    assert reps[1]["module"] == "mod" and reps[1]["function"] == "f2"
+    assert reps[1]["call_trace"][-1] == "caller_fn+0x4/0x8 [mod]"
+
+
+def test_separator_in_the_head_does_not_end_a_report():
+    text = "\n".join(["BUG: KASAN: use-after-free in g+0x1/0x2", SEP,
+                      "Read of size 1 at addr ffff000000000001 by task t/1", SEP])
+    (r,) = report.parse_reports(text)
+    assert r["addr"] == "ffff000000000001" and r["function"] == "g"
+
+
+def test_function_falls_back_to_the_caller_of_the_allocator():
+    text = "\n".join([SEP, "BUG: KASAN: double-free in __kmem_cache_free+0x1/0x2",
+                      "Free of addr ffff000000000000 by task t/1", "Call trace:",
+                      " kasan_report_invalid_free+0x1/0x2", " kfree+0x1/0x2",
+                      " my_func+0x8/0x10", SEP])
+    (r,) = report.parse_reports(text)
+    assert r["function"] == "my_func" and r["title"] == "KASAN: double-free in my_func"
+    nolocation = text.replace(" in __kmem_cache_free+0x1/0x2", "")
+    assert report.parse_reports(nolocation)[0]["function"] == "my_func"
+    lone = text.replace(" my_func+0x8/0x10\n", "")
+    assert report.parse_reports(lone)[0]["function"] == "__kmem_cache_free"
+    plain = text.replace("__kmem_cache_free+0x1/0x2", "helper+0x1/0x2", 1)
+    assert report.parse_reports(plain)[0]["function"] == "helper"
+
+
+def test_offsets_with_sign_and_size():
+    def off(rel, n, size_line=True):
+        lines = [SEP, "BUG: KASAN: slab-out-of-bounds in h+0x1/0x2",
+                 "Read of size 1 at addr ffff000000000100 by task t/1",
+                 "The buggy address belongs to the object at ffff000000000000"]
+        if size_line:
+            lines.append(" which belongs to the cache kmalloc-128 of size 128")
+        lines += ["The buggy address is located %d bytes %s of" % (n, rel),
+                  " 123-byte region [ffff000000000000, ffff00000000007b)", SEP]
+        return report.parse_reports("\n".join(lines))[0]
+    assert off("inside", 5)["offset"] == 5
+    r = off("to the right", 5)
+    assert (r["offset"], r["object_size"], r["cache"]) == (133, 128, "kmalloc-128")
+    assert off("to the left", 5)["offset"] == -5
+    r = off("to the right", 5, size_line=False)
+    assert (r["offset"], r["object_size"], r["cache"]) == (128, 123, None)
+
+
+def test_truncation_rule():
+    base = [SEP, "BUG: KASAN: use-after-free in h+0x1/0x2",
+            "Read of size 1 at addr ffff000000000100 by task t/1"]
+    rows = ["Memory state around the buggy address:",
+            ">ffff000000000100: fe fe fe fe fe fe fe fe fe fe fe fe fe fe fe fe",
+            "                    ^"]
+    assert not report.parse_reports("\n".join(base + rows + [SEP]))[0]["truncated"]
+    assert report.parse_reports("\n".join(base + [SEP]))[0]["truncated"]
+    assert report.parse_reports("\n".join(base + rows))[0]["truncated"]    # no end separator
+    free = [SEP, "BUG: KASAN: double-free in k+0x1/0x2",
+            "Free of addr ffff000000000100 by task t/1", SEP]
+    assert not report.parse_reports("\n".join(free))[0]["truncated"]
+    r = report.parse_reports("\n".join(base + rows + [SEP]))[0]
+    assert r["buggy_row"]["addr"] == "ffff000000000100" and len(r["memory_state"]) == 1
+
+
+def test_mode_hint_and_detection():
+    text = "\n".join([SEP, "BUG: KASAN: use-after-free in h+0x1/0x2",
+                      "Read of size 1 at addr ffff000000000100 by task t/1", SEP])
+    assert report.parse_reports(text)[0]["mode"] == "generic"
+    assert report.parse_reports(text, "sw_tags")[0]["mode"] == "sw_tags"
+    boot = "kasan: KernelAddressSanitizer initialized (sw-tags, stacktrace=on)\n"
+    assert report.detect_mode(boot) == "sw_tags"
+    assert report.detect_mode(boot.replace("sw-tags", "generic")) == "generic"
+    assert report.detect_mode(boot.replace("sw-tags", "hw-tags")) == "hw_tags"
+    assert report.detect_mode(boot.replace("sw-tags", "odd")) == "odd"
+    assert report.detect_mode("nothing") is None
+    assert report.parse_reports(boot + text)[0]["mode"] == "sw_tags"
+    tagged = text.replace(SEP + "\n", SEP + "\n", 1).replace(
+        "by task t/1", "by task t/1\nPointer tag: [35], memory tag: [fe]")
+    assert report.parse_reports(tagged)[0]["mode"] == "sw_tags"
+
+
+def test_binary_input_is_refused():
+    with pytest.raises(report.ReportError):
+        report.parse_reports("\x00" + "x" * 100)
+    with pytest.raises(report.ReportError):
+        report.parse_reports("\x01\x02\x03\x04" * 100)
+    assert report.parse_reports("plain text\n" * 10) == []
+    assert report.parse_reports("") == []
+
+
+def test_first_caller_fallback():
+    assert report.first_caller(["kfree+0x1/0x2", "__kasan_x+0x1/0x2"]) == "__kasan_x+0x1/0x2"
+    assert report.first_caller(["kfree+0x1/0x2", "me+0x1/0x2", "you+0x1/0x2"]) == "me+0x1/0x2"
+    assert report.first_caller([]) is None
+
+
+def summary_of(**kw):
+    r = report._new(1)
+    r.update(title="T", mode="sw_tags", access="read", size=None, addr="a", task="t", pid=1,
+             pointer_tag="35", memory_tag="36")
+    r.update(kw)
+    return report.summary(r).splitlines()
+
+
+def test_summary_lines():
+    assert summary_of()[1] == "  read of 0 byte(s) at a by t/1"
+    assert summary_of(size=4)[1] == "  read of 4 byte(s) at a by t/1"
+    assert summary_of(access="free")[1] == "  free of a by t/1"
+    assert summary_of(memory_tag="fe")[3] == ("  memory tag fe = KASAN_TAG_INVALID: freed "
+                                              "object or redzone")
+    assert summary_of()[3].startswith("  memory tag 36 is another allocation's tag")
+    assert summary_of(memory_tag="35")[3].startswith("  the tags match: not a tag mismatch, "
+                                                     "but a access")
+    assert "but a free" in summary_of(memory_tag="35", access="free")[3]
+    assert len(summary_of(pointer_tag="ff")) == 3
+    assert summary_of(mode="generic")[2].startswith("  generic mode: no tags")
+    assert summary_of(cache="kmalloc-8", object="o", offset=3, relation="inside")[-1] == (
+        "  object o in cache kmalloc-8 (0 bytes), access at offset 3 (inside)")
+    assert summary_of(alloc_stack=["kfree+0x1/0x2", "me+0x1/0x2"])[-1] == (
+        "  allocated at me+0x1/0x2")
+    assert summary_of(free_stack=["you+0x1/0x2"])[-1] == "  freed at you+0x1/0x2"
+    assert summary_of(buggy_row={"addr": "r", "bytes": ["fe", "35"]})[-1] == (
+        "  shadow row r: fe 35")
+    assert summary_of(truncated=True)[-1].startswith("  (report is truncated")
+
+
+def test_invalid_free_with_equal_tags_is_explained(swtags_log):
+    r = by_function(report.parse_reports(swtags_log), "lab_invalid_free")[0]
+    assert r["pointer_tag"] == r["memory_tag"]
+    text = report.summary(r)
+    assert "another allocation's tag" not in text and "the tags match" in text

@@ -1,0 +1,138 @@
+"""Every lab check on the outputs of real runs (tests/data/labs/, stored by
+`python3 -m tests.fixtures labs` after `make grade`): GOOD on the run as
+captured, BAD on a copy altered in the one value the check is about, and
+BAD on empty input.  A grader that cannot fail is caught here."""
+import json
+import lzma
+import os
+import re
+
+import pytest
+
+from labs import lab
+from labs.grade import Run
+from conftest import REPO
+
+DATA = os.path.join(REPO, "tests", "data", "labs")
+LABS = {x.folder[:2]: x for x in lab.load_all()}
+
+# (lab, step, what to alter, regex, replacement): each alteration must be graded BAD.
+ALTER = [
+    ("01", "slab", "gdb", r"(Value returned is \$\d+ = )(\d+)", lambda m: m.group(1) + str(
+        (int(m.group(2)) + 1) % 254)),
+    ("01", "slab", "gdb", r"(memory tag:\s+)([0-9a-f]{2})", r"\g<1>fe"),
+    ("01", "reuse", "serial", r"(tags shadow of=\S+ granule=16 granules=\d+ shadow=)([0-9a-f]{2})",
+     r"\g<1>00"),
+    ("01", "reuse", "serial", r"(ctor-tag round cache=kasan_lab_ctor round=1 \S+ tag=)([0-9a-f]{2})",
+     r"\g<1>01"),
+    ("01", "pages", "gdb", r"post_alloc_hook|__kasan_unpoison_pages", "some_function"),
+    ("02", "count", "host", r"^swtags: \d+ calls", "swtags: 0 calls"),
+    ("02", "count", "host", r"^swtags-brk: (\d+) calls to __hwasan_check_\*, \d+ brk",
+     r"swtags-brk: \1 calls to __hwasan_check_*, 0 brk"),
+    ("02", "brk", "gdb", r"call_break_hook", "call_brake_hook"),
+    ("02", "brk", "gdb", r"(pc after=0x[0-9a-f]+?)([0-9a-f])\b",
+     lambda m: m.group(1) + "%x" % ((int(m.group(2), 16) + 8) % 16)),
+    ("02", "outline", "gdb", r"kasan_tag_mismatch", "kasan_tag_mizmatch"),
+    ("02", "outline", "gdb", r"lab_uaf", "lab_other"),
+    ("03", "reports", "gdb", r"(memory tag:\s+)([0-9a-f]{2})", r"\g<1>00"),
+    ("03", "reports", "serial", r"lab_uaf_realloc", "lab_uaf_reelloc"),
+    ("03", "generic", "serial", r"BUG: KASAN: use-after-free", "BUG: KASAN: slab-out-of-bounds"),
+    ("03", "decode-generic", "host", r"generic mode: no tags", "sw_tags mode"),
+]
+
+
+def load(folder, step, kind):
+    path = os.path.join(DATA, folder, "%s.%s.xz" % (step, kind))
+    if not os.path.exists(path):
+        return None
+    with lzma.open(path, "rt") as f:
+        return f.read()
+
+
+def run_of(folder, step, data):
+    r = Run(folder, step, "<cache>/build/x")
+    r.serial, r.gdb, r.host = data.get("serial") or "", data.get("gdb") or "", ""
+    if LABS[folder[:2]].step(step).get("host"):
+        r.host, r.serial = r.serial, ""
+    return r
+
+
+def captured():
+    """(lab, step, {kind: text}) of every stored graded step (lab 4's table apart)."""
+    out = []
+    for x in LABS.values():
+        for s in x.steps:
+            if not s.get("checks", True) or s["name"] in ("decode", "table"):
+                continue
+            data = {k: load(x.folder, s["name"], k) for k in ("serial", "gdb")}
+            if data["serial"] is not None:
+                out.append((x.folder, s["name"], data))
+    return out
+
+
+def grade(folder, step, data):
+    x = LABS[folder[:2]]
+    s = x.step(step)
+    return x.checker(s)(run_of(folder, step, data), s)
+
+
+def test_stored_runs_cover_every_lab():
+    assert {f[:2] for f, _, _ in captured()} >= {"01", "02", "03"}
+    assert load("04-generic-vs-tags", "table", "json")
+
+
+@pytest.mark.parametrize("folder,step,data", captured(), ids=lambda v: v if isinstance(
+    v, str) else "")
+def test_real_run_is_good_and_empty_is_bad(folder, step, data):
+    res = grade(folder, step, data)
+    assert res and all(ok for _, ok, _ in res), [r for r in res if not r[1]]
+    empty = grade(folder, step, {"serial": "", "gdb": ""})
+    assert empty and not all(ok for _, ok, _ in empty), empty
+
+
+@pytest.mark.parametrize("lab_no,step,kind,pattern,repl", ALTER,
+                         ids=["%s-%s-%d" % (a[0], a[1], i) for i, a in enumerate(ALTER)])
+def test_altered_run_is_bad(lab_no, step, kind, pattern, repl):
+    folder = LABS[lab_no].folder
+    data = {k: load(folder, step, k) for k in ("serial", "gdb")}
+    src = "serial" if kind == "host" else kind
+    assert data[src] is not None, "no stored %s of %s/%s" % (kind, folder, step)
+    new, n = re.subn(pattern, repl, data[src], flags=re.M)
+    assert n >= 1, "the alteration /%s/ does not apply" % pattern
+    data[src] = new
+    res = grade(folder, step, data)
+    assert not all(ok for _, ok, _ in res), "altered %s still GOOD" % pattern
+
+
+def table():
+    return json.loads(load("04-generic-vs-tags", "table", "json"))
+
+
+def test_lab4_table_good_then_each_gap_bad():
+    check = LABS["04"].module.check_table_data
+    assert all(ok for _, ok, _ in check(table()))
+    for alter in (lambda t: t["bugs"]["uaf-realloc"].update(generic=["use-after-free"]),
+                  lambda t: t["bugs"]["oob-in-granule"].update(swtags=None),
+                  lambda t: t["bugs"]["uaf-realloc"].update(generic=None),
+                  lambda t: t.update(collision={}),
+                  lambda t: t["collision"].update({"1": [5000, 10000]}),
+                  lambda t: t["memory"]["swtags"].update(shadow_fraction=1 / 8),
+                  lambda t: t["memory"]["generic"].update(slab=1)):
+        t = table()
+        alter(t)
+        assert not all(ok for _, ok, _ in check(t)), alter
+    assert not all(ok for _, ok, _ in check({}))
+
+
+def test_control_is_evidence_only_when_it_ran_to_its_end():
+    from labs.grade import control_differs
+    ctl = Run("05-break-it", "x", "<cache>/build/x")
+    ctl.paths = ["ctl.log"]
+    bad, good = [("a", False, "")], [("a", True, "")]
+    for status in ("timeout", "exit", "panic"):
+        ctl.status = status
+        ok, why = control_differs(ctl, bad)
+        assert not ok and "did not reach its end (%s)" % status in why
+    ctl.status = "ok"
+    assert control_differs(ctl, bad) == (True, "")
+    assert control_differs(ctl, good) == (False, "the control kernel shows the same outcome")
