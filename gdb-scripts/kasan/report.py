@@ -118,8 +118,8 @@ def parse_reports(text: str, mode_hint: Optional[str] = None) -> List[Report]:
     A report that ends early (cut log, another report starting inside it) is
     returned with truncated=True and the fields it had."""
     head = text[:4096]  # mutation: equivalent (any sample size near 4096 decides alike)
-    if "\x00" in head or (head and sum(c.isprintable() or c in "\r\n\t"
-                                        for c in head) < 0.8 * len(head)):
+    printable = sum(c.isprintable() or c in "\r\n\t" for c in head)
+    if "\x00" in head or (head and printable < 0.8 * len(head)):
         raise ReportError("input does not look like a kernel log (binary data)")
     mode_hint = mode_hint or detect_mode(text)
     out: List[Report] = []
