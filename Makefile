@@ -22,7 +22,7 @@ TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py \
 	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py bench/table.py
 
 .PHONY: all deps doctor kernel boot run shell qemu-gdb gdb lab grade \
-	transcripts site check lint bench bench-setup fixtures clean
+	transcripts site check lint mutation bench bench-setup fixtures clean
 
 all: deps kernel transcripts site
 
@@ -87,3 +87,8 @@ bench:
 
 bench-setup:
 	@$(PY) -m bench.pipeline_times
+
+# Do the offline tests notice a change of meaning?  (seeded, time-bounded;
+# not part of make check: about 10 minutes on 2 cores)
+mutation:
+	@$(PY) -m tests.mutation $(if $(SEED),--seed $(SEED)) $(if $(MAX),--max $(MAX))

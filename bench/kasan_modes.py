@@ -1,18 +1,27 @@
 #!/usr/bin/python3
 """`make bench`: generic vs tag-based KASAN, measured (a benchmark, not a test).
 
-Builds the *-bench variants (none, generic, swtags, swtags-outline, each
-with the network stack), boots each RUNS times (median reported) with
+Builds the *-bench variants (none, generic, swtags, swtags-outline,
+swtags-brk, each with the network stack) and boots each RUNS times (median
+reported) with
 
     kunit.enable=0 kt_cat=/proc/meminfo kt_run=slab-bench kt_exec=tcpbench
 
-and reads from the serial log: the kernel timestamp of "Run /init", Slab:
+reading from the serial log: the kernel timestamp of "Run /init", Slab:
 from /proc/meminfo, the boot "Memory:" line (reserved = shadow + kernel),
 loopback TCP throughput (vm/init/tcpbench.c, 10 s) and ns per kmalloc/kfree
-pair.  Also per variant: build time, Image and vmlinux size, and the number
-of compiler-inserted checks in vmlinux.  Writes build/bench/results.json,
-results.csv and ratios.svg, and prints a table next to the cover letter's
-Odroid C2 figures.
+pair.  Then, on the same kernels:
+
+  - the tag-based ones RUNS times more with `kasan.stacktrace=off` (6.1,
+    mm/kasan/tags.c): the slab pair without saving alloc/free stacks;
+  - each once under `-icount shift=0` (vm.MACHINES["virt-icount"]), where
+    the guest clock counts executed instructions: instructions per slab
+    pair and per MiB of loopback TCP, which TCG's slow calls do not distort.
+
+Also per variant: build time, Image and vmlinux size, and the number of
+compiler-inserted checks in vmlinux.  Writes build/bench/results.json,
+results.csv and ratios.svg, and prints the table (bench/table.py) next to
+the cover letter's Odroid C2 figures.
 """
 
 import argparse
@@ -27,11 +36,13 @@ import time
 
 import vm
 from bench import table
-from vm.metrics import measure
+from vm.metrics import icount, measure
 
 OUT = os.path.join(vm.REPO, "build", "bench")
 MODES = table.MODES
+TAG_MODES = [m for m in MODES if m.startswith("swtags")]
 CMDLINE = "kunit.enable=0 kt_cat=/proc/meminfo kt_run=slab-bench kt_exec=tcpbench"
+NOSTACK = "kasan.stacktrace=off"
 # The cover letter's "Benchmarks" (Odroid C2, 2018, inline instrumentation).
 COVER = {"boot_s": {"none": 1.7, "generic": 5.0, "swtags": 5.0},
          "tcp_mbit": {"none": 8330, "generic": 3170, "swtags": 2850},
@@ -48,6 +59,29 @@ def check_counts(bdir):
     return {"outlined_check_calls": calls, "callback_calls": cb, "brk_9xx": brk}
 
 
+def boot_runs(bdir, name, extra, a, runs=None, params=None, parse=None):
+    """Figures of `runs` boots (logs build/bench/NAME-i.log; --from-logs
+    reads those instead of booting)."""
+    out = []
+    for i in range(runs or a.runs):
+        log = os.path.join(OUT, "%s-%d.log" % (name, i))
+        if a.from_logs:
+            if not os.path.exists(log):
+                raise vm.KtError("no %s: run `make bench` first" % log)
+            text = open(log, errors="replace").read()
+        else:
+            b = vm.boot(bdir, (CMDLINE + " " + extra).strip(), 600, log, params=params)
+            if not b.ok:
+                print(b.tail())
+                raise vm.KtError("%s boot %d failed (%s)" % (name, i, b.status))
+            text = b.text
+        if "stacktrace=off" in extra and "stacktrace=off)" not in text:
+            raise vm.KtError("%s: the boot line does not say stacktrace=off; log %s"
+                             % (name, log))
+        out.append((parse or measure)(text))
+    return out
+
+
 def median(vals):
     vals = [v for v in vals if v is not None]
     return statistics.median(vals) if vals else None
@@ -62,12 +96,12 @@ def svg(results):
     for key, label in metrics:
         rows.append('<text x="10" y="%d" font-weight="bold">%s (ratio to none)</text>' % (y, label))
         y += 8
-        for mode in ("generic", "swtags"):
+        for mode in ("generic", "swtags", "swtags-brk"):
             for src, colour in (("measured", "#1565c0"), ("cover letter", "#9e9e9e")):
                 if src == "measured":
-                    base, val = results["none"][key], results[mode][key]
+                    base, val = results["none"][key], results[mode].get(key)
                 else:
-                    base, val = COVER[key]["none"], COVER[key][mode]
+                    base, val = COVER[key]["none"], COVER[key].get(mode)
                 if not base or val is None:
                     continue
                 r = val / base
@@ -92,20 +126,13 @@ def main():
     results, t_all = {}, time.time()
     for mode in MODES:
         bdir = vm.build_kernel(mode + "-bench")
-        boots = []
-        for i in range(a.runs):
-            log = os.path.join(OUT, "%s-%d.log" % (mode, i))
-            if a.from_logs:
-                if not os.path.exists(log):
-                    raise vm.KtError("no %s: run `make bench` first" % log)
-                boots.append(measure(open(log, errors="replace").read()))
-                continue
-            b = vm.boot(bdir, CMDLINE, 300, log)
-            if not b.ok:
-                print(b.tail())
-                raise vm.KtError("%s boot %d failed (%s)" % (mode, i, b.status))
-            boots.append(measure(b.text))
+        boots = boot_runs(bdir, mode, "", a)
         r = {k: median([x[k] for x in boots]) for k in boots[0]}
+        if mode in TAG_MODES:
+            r["ns_per_pair_nostack"] = median(
+                [x["ns_per_pair"] for x in boot_runs(bdir, mode + "-nostack", NOSTACK, a)])
+        r.update(boot_runs(bdir, mode + "-icount", "", a, runs=1,
+                           params=vm.MACHINES["virt-icount"], parse=icount)[0])
         main_bdir = vm.build_kernel(mode)
         info = vm.kernel_info(main_bdir)
         r.update(build_s=info.get("build_seconds"),
@@ -113,12 +140,12 @@ def main():
                  vmlinux_mb=round(os.path.getsize(vm.vmlinux(main_bdir)) / 2**20, 1))
         r.update(check_counts(main_bdir))
         results[mode] = r
-        print("bench: %s done (%d boots)" % (mode, a.runs), file=sys.stderr)
-    brk = vm.build_kernel("swtags-brk")
-    results["swtags-brk"] = check_counts(brk)
+        print("bench: %s done" % mode, file=sys.stderr)
     meta = {"date": time.strftime("%Y-%m-%d"), "runs": a.runs,
             "qemu": vm.qemu_version(),
             "machine": "%s, %d host cores" % (vm.machine_of_variant("swtags-bench").describe(), os.cpu_count()),
+            "icount": " ".join(vm.MACHINES["virt-icount"].extra),
+            "stacktrace_off": NOSTACK,
             "tcp_seconds": 10, "seconds_total": round(time.time() - t_all)}
     with open(os.path.join(OUT, "results.json"), "w") as f:
         json.dump({"meta": meta, "results": results, "cover_letter": COVER}, f, indent=1)

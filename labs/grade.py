@@ -145,6 +145,18 @@ def run_step(lab, step, runs, variant=None, transcript=True):
     return run
 
 
+def transcript_header(step, command, variant, release, date):
+    """The '# ' lines above a transcript: the command, and which kernel(s)
+    -- a host step names the kernels its placeholders used, or none."""
+    hdr = ["# command: %s" % command,
+           "# kernel: Linux %s, %s %s; captured %s by `make transcripts`" % (
+               release, "host step; kernels:" if "host" in step else "variant", variant,
+               date)]
+    if step.get("filter"):
+        hdr.append("# shown: the lines matching /%s/" % step["filter"])
+    return hdr
+
+
 def save_transcript(lab, step, shown, variant, bdir, body):
     d = os.path.join(TRANSCRIPTS, lab)
     os.makedirs(d, exist_ok=True)
@@ -152,12 +164,7 @@ def save_transcript(lab, step, shown, variant, bdir, body):
         rel = vm.kernel_release(bdir)
     except OSError:
         rel = "(no kernel)"
-    hdr = ["# command: %s" % shown[0],
-           "# kernel: Linux %s, %s %s; captured %s by `make transcripts`" % (
-               rel, "variant" if "host" not in step else "host step; kernels:", variant,
-               time.strftime("%Y-%m-%d"))]
-    if step.get("filter"):
-        hdr.append("# shown: the lines matching /%s/" % step["filter"])
+    hdr = transcript_header(step, shown[0], variant, rel, time.strftime("%Y-%m-%d"))
     with open(os.path.join(d, step["name"] + ".txt"), "w") as f:
         f.write("\n".join(hdr + [body.rstrip("\n")]) + "\n")
 

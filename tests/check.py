@@ -134,8 +134,7 @@ def check_gdb_live():
         return
     record("gdb live: batch session on swtags", True, "", secs)
     r = reps[0]
-    kv = dict(ln.split(":", 1) for ln in sec["kasan-tag"] if ":" in ln)
-    got = (kv.get("pointer tag", "").strip(), (kv.get("memory tag", "").split() or ["none"])[0])
+    kv, got = tag_fields(sec["kasan-tag"])
     record("gdb live: kasan-tag shows the report's tags %s/%s" % (
         r["pointer_tag"], r["memory_tag"]), got == (r["pointer_tag"], r["memory_tag"])
         and "FAILS" in kv.get("access", ""), "gdb said %s/%s" % got)
@@ -158,6 +157,14 @@ def check_gdb_live():
     record("gdb live: kasan-esr decodes 0xf2000930 (write, 1 byte, recover)",
            any("write of 1 byte(s); recoverable" in ln for ln in esr) and
            any("not a KASAN brk" in ln for ln in esr), "; ".join(esr[:2]))
+
+
+def tag_fields(lines):
+    """kasan-tag's "key: value" lines, and (pointer tag, memory tag) from
+    them ("none" where a line is missing: a FAIL, never an IndexError)."""
+    kv = dict(ln.split(":", 1) for ln in lines if ":" in ln)
+    return kv, ((kv.get("pointer tag", "").split() or ["none"])[0],
+                (kv.get("memory tag", "").split() or ["none"])[0])
 
 
 def check_shell():

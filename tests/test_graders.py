@@ -136,3 +136,48 @@ def test_control_is_evidence_only_when_it_ran_to_its_end():
     ctl.status = "ok"
     assert control_differs(ctl, bad) == (True, "")
     assert control_differs(ctl, good) == (False, "the control kernel shows the same outcome")
+
+
+def test_host_step_header_names_its_kernels():
+    from labs.grade import transcript_header
+    host = transcript_header({"name": "t", "host": ["x"]}, "$ x", "swtags, generic", "6.1",
+                             "2026-12-03")
+    assert host[1] == ("# kernel: Linux 6.1, host step; kernels: swtags, generic; captured "
+                       "2026-12-03 by `make transcripts`")
+    boot = transcript_header({"name": "b", "filter": "BUG"}, "$ make boot", "generic", "6.1",
+                             "d")
+    assert boot[1].startswith("# kernel: Linux 6.1, variant generic;")
+    assert boot[2] == "# shown: the lines matching /BUG/"
+
+
+def test_serial_absent_needs_a_captured_run():
+    check = LABS["05"].module.check_experiment
+    step = {"name": "x", "serial_absent": ["Booting Linux"]}
+    r = Run("05-break-it", "x", "<cache>/build/x")
+    assert check(r, step) == [("serial log has no /Booting Linux/", False,
+                               "nothing was captured (no serial, no gdb)")]
+    r.gdb = "far=0xef00000000000000"
+    assert check(r, step)[0][1] is True
+    r.serial = "[ 0.0] Booting Linux on physical CPU 0x0"
+    assert check(r, step)[0][1] is False
+
+
+def test_live_gdb_tag_fields_never_crash():
+    from tests.check import tag_fields
+    assert tag_fields(["pointer tag: 35", "memory tag:  fe  0xfe KASAN_TAG_INVALID"])[1] == (
+        "35", "fe")
+    assert tag_fields(["pointer tag: 35"])[1] == ("35", "none")
+    assert tag_fields([])[1] == ("none", "none")
+
+
+def test_site_check_wants_the_runs_value_in_a_transcript_block(tmp_path, monkeypatch):
+    from tests import site_check
+    d = tmp_path / "build" / "transcripts" / "01-x"
+    d.mkdir(parents=True)
+    (d / "s.txt").write_text("# command: x\nValue returned is $1 = 77\n")
+    monkeypatch.setattr(site_check, "REPO", str(tmp_path))
+    good = '<div class="kt-transcript docutils container"><pre>Value returned is $1 = 77</pre>'
+    assert site_check.transcript_shown(good, "01-x", "s", r"Value returned is \$\d+ = \d+")[1]
+    prose = '<p>Value returned is $1 = 77</p><div class="kt-transcript"><pre>other</pre>'
+    assert not site_check.transcript_shown(prose, "01-x", "s", r"Value returned is \$\d+ = \d+")[1]
+    assert not site_check.transcript_shown(good, "01-x", "t", r"x")[1]

@@ -35,3 +35,11 @@ def test_shadow_is_reserved_beyond_the_base():
     assert metrics.shadow_kb(kasan, base) == (50000 - 4000 - 8192) - (10000 - 3000)
     assert metrics.shadow_kb(base, base) == 0
     assert metrics.slab_kb("x\nSlab:   123 kB\n") == 123 and metrics.slab_kb("Slab: 1") is None
+
+
+def test_icount_figures():
+    text = ("KT-TCPBENCH bytes=2097152 ms=10000 mbit_per_s=1\n"
+            "kasan_lab: slab-bench result pairs=200000 ns_per_pair=3456\n")
+    assert metrics.icount(text) == {"insn_per_pair": 3456, "insn_per_tcp_mb": 5 * 10**9}
+    assert metrics.icount("") == {"insn_per_pair": None, "insn_per_tcp_mb": None}
+    assert metrics.icount("KT-TCPBENCH bytes=0 ms=10000")["insn_per_tcp_mb"] is None

@@ -38,6 +38,19 @@ def slab_kb(text: str) -> Optional[int]:
     return int(m.group(1)) if m else None
 
 
+def icount(text: str) -> Dict[str, Optional[float]]:
+    """Guest instructions, from a boot under -icount shift=0 (1 ns of guest
+    time per instruction): per kmalloc/kfree pair, and per MiB of loopback
+    TCP (tcpbench's guest milliseconds are 10^6 instructions each)."""
+    m = re.search(r"KT-TCPBENCH bytes=(\d+) ms=(\d+)", text)
+    pair = re.search(r"slab-bench result pairs=\d+ ns_per_pair=(\d+)", text)
+    per_mb = None
+    if m and int(m.group(1)):
+        per_mb = int(m.group(2)) * 1e6 / (int(m.group(1)) / 2**20)
+    return {"insn_per_pair": int(pair.group(1)) if pair else None,
+            "insn_per_tcp_mb": round(per_mb) if per_mb else None}
+
+
 def measure(text: str) -> Dict[str, Optional[float]]:
     """Figures of one boot log (None where a line is missing)."""
     def num(pattern: str) -> Optional[float]:

@@ -54,6 +54,9 @@ class QemuParams:
 
 MACHINES: Dict[str, QemuParams] = {
     "virt": QemuParams("virt"),
+    # For `make bench`: -icount shift=0 advances the guest clock by 1 ns per
+    # executed instruction, so guest-timed figures become instruction counts.
+    "virt-icount": QemuParams("virt-icount", extra=("-nic", "none", "-icount", "shift=0")),
 }
 
 
@@ -104,8 +107,9 @@ def scenario_cmdline(names: str) -> str:
 
 
 def qemu_cmd(bdir: str, initrd: str, cmdline: str, gdb_port: Optional[int] = None,
-             interactive: bool = False) -> List[str]:
-    return machine(bdir).argv(image(bdir), initrd, cmdline, gdb_port, interactive)
+             interactive: bool = False, params: Optional[QemuParams] = None) -> List[str]:
+    """params: another machine than the variant's own (e.g. MACHINES["virt-icount"])."""
+    return (params or machine(bdir)).argv(image(bdir), initrd, cmdline, gdb_port, interactive)
 
 
 class Boot:
@@ -133,10 +137,11 @@ def status_of(text: str) -> str:
 
 
 def start(bdir: str, cmdline: str, initrd: Optional[str] = None,
-          gdb_port: Optional[int] = None,
-          stdin_pipe: bool = False) -> Tuple["subprocess.Popen[bytes]", List[str]]:
+          gdb_port: Optional[int] = None, stdin_pipe: bool = False,
+          params: Optional[QemuParams] = None) -> Tuple["subprocess.Popen[bytes]", List[str]]:
     """Start QEMU (halted if gdb_port) with its serial console on a pipe."""
-    cmd = qemu_cmd(bdir, initrd or build_initramfs(bdir), full_cmdline(cmdline), gdb_port)
+    cmd = qemu_cmd(bdir, initrd or build_initramfs(bdir), full_cmdline(cmdline), gdb_port,
+                   params=params)
     p = proc.spawn(cmd, stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     return p, cmd
@@ -183,13 +188,14 @@ def collect(p: "subprocess.Popen[bytes]", cmd: List[str], log_path: str, timeout
 def boot(bdir: str, cmdline: str = "", timeout: float = 300, log_path: Optional[str] = None,
          echo: bool = False, initrd: Optional[str] = None, gdb_port: Optional[int] = None,
          on_start: Optional[Callable[["subprocess.Popen[bytes]"], None]] = None,
-         shell_input: Optional[str] = None) -> Boot:
+         shell_input: Optional[str] = None, params: Optional[QemuParams] = None) -> Boot:
     """Boot a kernel non-interactively; return a Boot.
 
     status: ok (reached END_MARK, QEMU exited), panic, timeout, or exit
     (QEMU ended without the end marker)."""
     log_path = log_path or kt_dir(bdir, "boot.log")
-    p, cmd = start(bdir, cmdline, initrd, gdb_port, stdin_pipe=bool(shell_input))
+    p, cmd = start(bdir, cmdline, initrd, gdb_port, stdin_pipe=bool(shell_input),
+                   params=params)
     if on_start:
         on_start(p)
     return collect(p, cmd, log_path, timeout, echo, shell_input)

@@ -399,7 +399,7 @@ def bench_page():
     path = os.path.join(REPO, "build", "bench", "results.json")
     if not os.path.exists(path):
         write("bench.rst", ".. warning::\n\n   ``make bench`` has not been run on this machine "
-              "yet; it builds and boots the four variants and writes "
+              "yet; it builds and boots the five variants and writes "
               "``build/bench/results.json``, which this page then shows.\n")
         return False
     data = json.load(open(path))
@@ -410,11 +410,12 @@ def bench_page():
     for key, label in (("boot_s", "boot time"), ("tcp_mbit", "TCP throughput"),
                        ("slab_kb", "slab after boot")):
         n = res["none"].get(key)
-        for m in ("generic", "swtags"):
-            v = res[m].get(key)
+        for m in ("generic", "swtags", "swtags-brk"):
+            then_m = "swtags" if m == "swtags-brk" else m
+            v = res.get(m, {}).get(key)
             if not (n and v):
                 continue
-            got, then = v / n, cover[key][m] / cover[key]["none"]
+            got, then = v / n, cover[key][then_m] / cover[key]["none"]
             out.append("* %s, %s: %.2f times the kernel without KASAN here, %.2f in 2018 "
                        "(%s).\n" % (label, m, got, then, "about the same" if abs(got / then - 1)
                                     < 0.15 else "larger here" if got > then else "smaller here"))
