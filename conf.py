@@ -3,7 +3,15 @@
 project = "kasan-tags"
 author = "the kasan-tags authors"
 copyright = "2026, the kasan-tags authors; patches and cover letter (c) their authors, GPL-2.0"
-extensions = ["sphinx_copybutton"]
+import os
+
+import vm
+
+extensions = ["sphinx_copybutton", "Documentation.tools.ktcite"]
+# :src: and :v9: citations (Documentation/tools/ktcite.py) resolve against
+# these at build time; one that does not resolve fails `sphinx-build -W`.
+kt_linux_tree = vm.pristine_tree()[0]
+kt_v9_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "patches", "v9")
 html_theme = "furo"
 html_title = "kasan-tags: software tag-based KASAN, live"
 html_static_path = ["Documentation/_static"]

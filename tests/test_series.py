@@ -57,8 +57,19 @@ def test_post_image_matches_hunk_lengths():
     fd = p19.files[0]
     shown = [s for s in patchlib.post_image(fd) if s["lines"] is not None]
     assert [len(s["lines"]) for s in shown] == [h.new_len for h in fd.hunks]
-    gaps = [s for s in patchlib.post_image(fd) if s["lines"] is None]
-    assert gaps[0]["start"] == 1 and gaps[-1]["end"] is None
+    segs = patchlib.post_image(fd)
+    gaps = [s for s in segs if s["lines"] is None]
+    assert gaps[0]["start"] == 1 and all(g["end"] is not None for g in gaps)
+    # the last hunk ends with added lines, no context: the file ends there
+    assert segs[-1]["lines"] is not None and patchlib.trailing_context(fd.hunks[-1]) == 0
+
+
+def test_final_gap_only_after_full_trailing_context():
+    diff = ("diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,4 +1,5 @@\n+new\n a\n b\n c\n")
+    fd = patchlib.FileDiff(diff)
+    assert patchlib.post_image(fd)[-1] == {"start": 5, "end": None, "lines": None}
+    fd = patchlib.FileDiff(diff.replace(" c\n", "+d\n"))
+    assert patchlib.post_image(fd)[-1]["lines"] is not None
 
 
 def test_lineage_counts():

@@ -103,23 +103,32 @@ def excerpt(src, spec):
     return i + 1, lines[i:i + 40]
 
 
-def cover_items(cover, patterns):
-    """Paragraphs and changelog items of the cover letter matching any pattern,
-    each with the changelog version it belongs to."""
-    items, version = [], "cover letter"
-    blocks = re.split(r"\n(?=- |\d+\. |\n)", cover)
-    for b in blocks:
+def cover_blocks(cover):
+    """(changelog version, text) of every paragraph and item of the cover letter."""
+    out, version = [], "cover letter"
+    for b in re.split(r"\n(?=- |\d+\. |\n)", cover):
         m = re.search(r"Changes in (v\d+|RFC v\d+):", b)
         if m:
             version = m.group(1)
-        text = b.strip("\n")
-        if not text or text.startswith("Andrey Konovalov (20)"):
-            continue
-        if any(re.search(p, text) for p in patterns):
-            # drop a "Changes in vN:" heading glued to the item
-            text = re.sub(r"^.*Changes in [^\n]*:\n", "", text, flags=re.S).strip()
-            if text and len(text) < 1500:
-                items.append((version, text))
+        # drop a "Changes in vN:" heading glued to the item
+        text = re.sub(r"^.*Changes in [^\n]*:\n", "", b.strip("\n"), flags=re.S).strip()
+        if text and not text.startswith("Andrey Konovalov (20)"):
+            out.append((version, text))
+    return out
+
+
+def cover_items(cover, starts, where="patches/v9/missing.toml"):
+    """The cover-letter items a person chose for a patch, each named by the
+    literal text it starts with (blanks squeezed); one match each, or exit."""
+    blocks = cover_blocks(cover)
+    items = []
+    for start in starts:
+        want = " ".join(start.split())
+        hits = [(v, t) for v, t in blocks if " ".join(t.split()).startswith(want)]
+        if len(hits) != 1:
+            raise SystemExit("gensite: %s: cover item %r matches %d items of the cover "
+                             "letter, not one" % (where, start, len(hits)))
+        items.append(hits[0])
     return items
 
 
@@ -132,15 +141,16 @@ def page_seed(row, p, labs):
                "(byte-identical to the seed ``%s``, sha256 ``%s``)\n\n" % (
                    n, p.headers.get("From", "?"), p.headers.get("Date", "?"), row["file"],
                    row["seed"], row["sha"][:16]))
-    out.append(".. raw:: html\n\n   <p class=\"kt-verbatim\">Verbatim v9 text.</p>\n\n")
-    out.append(heading("Commit message", "-") + code(p.message.splitlines()))
-    out.append(heading("Diffstat", "-") + code(p.diffstat.splitlines()))
     if note(n):
-        out.append(heading("What it changes and why", "-"))
+        out.append(heading("What it changes and why (the project's notes)", "-"))
         out.append(".. include:: /patches/v9/notes/%02d.rst\n\n" % n)
     if labs:
         out.append(heading("Seen live in", "-"))
         out.append("".join("* :doc:`%s`\n" % d for d in labs) + "\n")
+    out.append(".. raw:: html\n\n   <p class=\"kt-verbatim\">Verbatim v9 text from here "
+               "on: the commit message, the diffstat and the diff.</p>\n\n")
+    out.append(heading("Commit message", "-") + code(p.message.splitlines()))
+    out.append(heading("Diffstat", "-") + code(p.diffstat.splitlines()))
     out.append(heading("The diff", "-"))
     out.append("Files: " + ", ".join(":ref:`%s <p%02d-f%d>`" % (f.path, n, i)
                                      for i, f in enumerate(p.files, 1)) + "\n\n")

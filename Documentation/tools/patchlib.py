@@ -91,8 +91,22 @@ def post_image(fd):
         img = h.post_image()
         out.append({"start": h.new_start, "end": h.new_start + len(img) - 1, "lines": img})
         nxt = h.new_start + len(img)
-    out.append({"start": nxt, "end": None, "lines": None})
+    if not fd.hunks or trailing_context(fd.hunks[-1]) >= 3:
+        out.append({"start": nxt, "end": None, "lines": None})
+    # else: diff shows 3 lines of context after a change unless the file
+    # ends first, so a last hunk with fewer ends at the end of the file.
     return out
+
+
+def trailing_context(h):
+    """How many unchanged lines close a hunk."""
+    n = 0
+    for ln in reversed(h.lines):
+        if ln.startswith(" ") or ln == "":
+            n += 1
+        else:
+            break
+    return n
 
 
 def normalise(line):
