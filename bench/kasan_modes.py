@@ -18,7 +18,7 @@ pair.  Then, on the same kernels:
     the guest clock counts executed instructions: instructions per slab
     pair and per MiB of loopback TCP, which TCG's slow calls do not distort.
 
-Also per variant: build time, Image and vmlinux size, and the number of
+Also per variant (of the -bench kernel measured): build time, Image and vmlinux size, the number of
 compiler-inserted checks in vmlinux.  Writes build/bench/results.json,
 results.csv and ratios.svg, and prints the table (bench/table.py) next to
 the cover letter's Odroid C2 figures.
@@ -133,7 +133,8 @@ def main():
                 [x["ns_per_pair"] for x in boot_runs(bdir, mode + "-nostack", NOSTACK, a)])
         r.update(boot_runs(bdir, mode + "-icount", "", a, runs=1,
                            params=vm.MACHINES["virt-icount"], parse=icount)[0])
-        main_bdir = vm.build_kernel(mode)
+        # sizes, build time and check counts of the kernel that was measured
+        main_bdir = bdir
         info = vm.kernel_info(main_bdir)
         r.update(build_s=info.get("build_seconds"),
                  image_mb=round(os.path.getsize(vm.image(main_bdir)) / 2**20, 1),

@@ -72,11 +72,6 @@ def test_final_gap_only_after_full_trailing_context():
     assert patchlib.post_image(fd)[-1]["lines"] is not None
 
 
-def test_lineage_counts():
-    added = ["int x = kasan_random_tag();", "}", "", "  return  foo(bar);"]
-    assert patchlib.lineage(added, ["return foo(bar);\n"]) == (1, 2)
-
-
 def test_file_headers():
     p = patchlib.Patch(open(os.path.join(V9, "14-kasan-split-out-generic-report-c-from-report-c.patch")).read())
     created = [f.path for f in p.files if f.created]

@@ -18,7 +18,7 @@ import re
 import tomllib
 
 from bench import table
-from Documentation.tools import patchlib
+from Documentation.tools import lineage, patchlib
 from labs import lab as labdata
 from vm import REPO
 
@@ -219,55 +219,87 @@ def labs_index():
     return out
 
 
-def renames():
+def lineage_data():
     with open(os.path.join(V9, "lineage.toml"), "rb") as f:
-        return tomllib.load(f)["renames"]
+        return tomllib.load(f)
 
 
 def lineage_rows(patches, src):
-    ren = renames()
-    rows = []
-    for row, p in patches:
-        for i, f in enumerate(p.files, 1):
-            cands = ren.get(f.path, [f.path])
-            texts, found = [], []
-            for c in cands:
-                path = os.path.join(src, c)
-                if os.path.exists(path):
-                    texts.append(open(path, errors="replace").read())
-                    found.append(c)
-            alive, total = patchlib.lineage(f.added(), texts)
-            rows.append((row["num"], i, f.path, found, alive, total))
-    return rows
+    """{patch number: lineage.patch_lineage(...)} for every seed patch."""
+    data = lineage_data()
+    files_map = data["renames"]
+    ren = [(r["old"], r["new"]) for r in data.get("rename", [])]
+    per_patch = [(row["num"], [(f.path, files_map.get(f.path, [f.path]), f.added())
+                               for f in p.files]) for row, p in patches]
+    # one search of the whole tree for every patch's lines
+    anywhere = lineage.grep_tree(src, set().union(*(lineage.wanted_lines(files, ren)
+                                                    for _, files in per_patch)))
+    return {n: lineage.patch_lineage(files, src, ren, anywhere) for n, files in per_patch}
 
 
 def page_lineage(rows, ver):
+    """The summary page, its picture, and one page of lines per patch."""
+    data = lineage_data()
     out = [heading("Lineage: what of 2018 is still in %s" % ver)]
+    excluded = sum(r["excluded"] for r in rows.values())
+    counted = sum(sum(r["counts"].values()) for r in rows.values())
     out.append(
-        "For every file each seed patch touches, the table counts the *significant* lines "
-        "the patch adds (not blank, not a lone brace; at least one word of three "
-        "characters) and how many of them occur, whitespace-normalised, as a whole line "
-        "in the file's 6.1 descendants -- following the renames of "
-        "``patches/v9/lineage.toml`` (``kasan.c`` became ``generic.c`` and was split into "
-        "``common.c``/``shadow.c``; ``tags.c`` became ``sw_tags.c`` + ``tags.c``; the "
-        "report files were split again). Computed by ``make site`` from the installed "
-        "tree; a line that moved to another file is not counted.\n\n")
+        "**What is measured.** Each line a seed patch adds, whitespace-normalised, looked up "
+        "as a whole line in the installed %s tree, computed by ``make site``. %d added "
+        "lines are **excluded** before counting -- blank lines, braces, comments, and "
+        "keyword lines such as ``#endif`` or ``return 0;`` that match anything by "
+        "coincidence -- and the other %d are counted, each in the first class it fits:\n\n"
+        "* *same file*: a line of the file's 6.1 descendants "
+        "(``patches/v9/lineage.toml``, ``[renames]``);\n"
+        "* *moved*: a line of some other file; the whole tree is searched;\n"
+        "* *renamed*: found after the identifier renames below;\n"
+        "* *gone*: none of these.\n\n" % (ver, excluded, counted))
+    write("lineage-bars.svg", lineage.svg_bars(
+        [(n, r["counts"]) for n, r in sorted(rows.items())]))
+    alt = "; ".join("patch %02d: %s" % (n, ", ".join(
+        "%d %s" % (r["counts"][c], c) for c in lineage.CLASSES)) for n, r in sorted(rows.items()))
+    out.append(".. image:: /build/gen/lineage-bars.svg\n   :alt: %s\n\n" % alt)
+    out.append(".. list-table:: Per patch (counted added lines; the link lists them)\n"
+               "   :header-rows: 1\n   :class: kt-lineage-summary\n\n   * - patch\n"
+               + "".join("     - %s\n" % c for c in lineage.CLASSES)
+               + "     - excluded\n     - alive\n")
     per = {}
-    for n, _, _, _, a, t in rows:
-        per.setdefault(n, [0, 0])
-        per[n][0] += a
-        per[n][1] += t
-    out.append(".. list-table:: Per patch\n   :header-rows: 1\n   :class: kt-lineage-summary\n\n"
-               "   * - patch\n     - surviving added lines\n     - share\n")
-    for n, (a, t) in sorted(per.items()):
-        out.append("   * - :ref:`%02d <patch-%02d>`\n     - %d of %d\n     - %s\n" % (
-            n, n, a, t, "%d%%" % round(100 * a / t) if t else "n/a"))
-    out.append("\n.. list-table:: Per file\n   :header-rows: 1\n   :class: kt-lineage\n\n"
-               "   * - patch\n     - file in v9\n     - looked up in 6.1\n     - surviving\n")
-    for n, i, path, found, a, t in rows:
-        out.append("   * - %02d\n     - :ref:`%s <p%02d-f%d>`\n     - %s\n     - %d / %d\n" % (
-            n, path, n, i, ", ".join("``%s``" % x for x in found) or "(gone)", a, t))
+    for n, r in sorted(rows.items()):
+        c = r["counts"]
+        alive = c["same file"] + c["moved"] + c["renamed"]
+        per[n] = (alive, sum(c.values()))
+        out.append("   * - :doc:`%02d <lineage/%02d>`\n" % (n, n) + "".join(
+            "     - %d\n" % c[k] for k in lineage.CLASSES) + "     - %d\n     - %s\n" % (
+                r["excluded"], "%d%%" % round(100 * alive / per[n][1]) if per[n][1] else "n/a"))
+        write("lineage/%02d.rst" % n, page_lineage_patch(n, r, ver))
+    out.append("\n.. list-table:: The renames tried (old name in v9, new name in %s)\n"
+               "   :header-rows: 1\n\n   * - v9\n     - %s\n" % (ver, ver))
+    for r in data.get("rename", []):
+        out.append("   * - ``%s`` (:v9:`%s`)\n     - ``%s`` (:src:`%s`)\n" % (
+            r["old"], r["v9"], r["new"], r["src"]))
+    out.append("\n.. toctree::\n   :hidden:\n\n" + "".join(
+        "   lineage/%02d\n" % n for n in sorted(rows)) + "\n")
     return "".join(out) + "\n", per
+
+
+def page_lineage_patch(n, r, ver):
+    out = [heading("Lineage of patch %02d: every counted added line" % n)]
+    out.append("Back to :doc:`/build/gen/lineage`; the patch: :ref:`patch-%02d`. %d lines "
+               "excluded as trivial.\n\n" % (n, r["excluded"]))
+    for cls in lineage.CLASSES:
+        lines = [x for x in r["lines"] if x[0] == cls]
+        out.append(heading("%s (%d)" % (cls, len(lines)), "-"))
+        if not lines:
+            out.append("None.\n\n")
+            continue
+        out.append(".. list-table::\n   :header-rows: 1\n   :widths: 20 50 30\n\n"
+                   "   * - v9 file\n     - added line\n     - in %s\n" % ver)
+        for _, path, text, where in lines:
+            loc = "``%s:%d``" % where if where else "--"
+            shown = text.strip().replace("`", "'") or " "
+            out.append("   * - ``%s``\n     - ``%s``\n     - %s\n" % (path, shown, loc))
+        out.append("\n")
+    return "".join(out)
 
 
 def page_index(series, per):
@@ -490,7 +522,7 @@ def main():
     if miss:
         print("site: %d lab transcript(s) not captured yet (run `make transcripts`): %s"
               % (len(miss), ", ".join(miss)))
-    print("site: generated pages for %d patches, lineage of %d files, Linux %s"
+    print("site: generated pages for %d patches, lineage of %d seed patches, Linux %s"
           % (len(series), len(rows), ver))
 
 

@@ -2,7 +2,7 @@
 
 Pure functions over the patch text (tested in tests/test_series.py).
 Also: the post-image of a file from its hunks (what patch 19 leaves of
-kasan.rst), and lineage -- how many added lines survive in another tree.
+kasan.rst).  Lineage is Documentation/tools/lineage.py.
 """
 
 import re
@@ -111,20 +111,3 @@ def trailing_context(h):
 
 def normalise(line):
     return " ".join(line.split())
-
-
-def significant(line):
-    """Lines worth counting for lineage: not blank, not a lone brace or
-    comment marker; at least one word of three characters."""
-    n = normalise(line)
-    return bool(re.search(r"[A-Za-z_][A-Za-z0-9_]{2,}", n)) and n not in ("*", "/*", "*/")
-
-
-def lineage(added_lines, later_texts):
-    """(surviving, total) of significant added lines found, whitespace-
-    normalised, as a whole line in any of later_texts."""
-    pool = set()
-    for t in later_texts:
-        pool.update(normalise(ln) for ln in t.splitlines())
-    sig = [normalise(ln) for ln in added_lines if significant(ln)]
-    return sum(1 for ln in sig if ln in pool), len(sig)
