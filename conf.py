@@ -1,12 +1,12 @@
 # Sphinx configuration of the kasan-tags site (`make site`).
 # Debian's Sphinx 5.3 with the furo theme and sphinx-copybutton; offline.
-project = "kasan-tags"
-author = "the kasan-tags authors"
-copyright = "2026, the kasan-tags authors; patches and cover letter (c) their authors, GPL-2.0"
 import os
 
 import vm
 
+project = "kasan-tags"
+author = "the kasan-tags authors"
+copyright = "2026, the kasan-tags authors; patches and cover letter (c) their authors, GPL-2.0"
 extensions = ["sphinx_copybutton", "Documentation.tools.ktcite"]
 # :src: and :v9: citations (Documentation/tools/ktcite.py) resolve against
 # these at build time; one that does not resolve fails `sphinx-build -W`.
