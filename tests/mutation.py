@@ -15,7 +15,8 @@ there (pytest -x).  A mutant is killed when they fail.  Prints the kill
 rate per module and every survivor (file:line, what changed).
 
 A line that ends in `# mutation: equivalent (why)` is not mutated: the
-comment says why no test can tell the mutant from the original.
+comment says why no test can tell the mutant from the original; a function
+whose `def` line says `# mutation: skip (why)` is not mutated at all.
 
     python3 -m tests.mutation [--seed N] [--max N] [--seconds S] [MODULE...]
 """
@@ -56,8 +57,15 @@ Mutant = Tuple[str, int, str, int]   # (file, line, description, index among the
 
 
 def equivalent_lines(src: str) -> set:
-    return {n for n, line in enumerate(src.splitlines(), 1)
-            if "# mutation: equivalent" in line}
+    """Lines not to mutate: those marked `# mutation: equivalent (why)`, and
+    every line of a function whose `def` line says `# mutation: skip (why)`
+    (e.g. a check that runs only live, against a kernel)."""
+    lines = src.splitlines()
+    out = {n for n, line in enumerate(lines, 1) if "# mutation: equivalent" in line}
+    for node in ast.walk(ast.parse(src)):
+        if isinstance(node, ast.FunctionDef) and "# mutation: skip" in lines[node.lineno - 1]:
+            out |= set(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return out
 
 
 class Points(ast.NodeVisitor):

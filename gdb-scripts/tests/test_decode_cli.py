@@ -49,3 +49,52 @@ def test_truncated_exit_3():
     cut = data[: data.index(b"Memory state around")]
     p = run(["-"], cut)
     assert p.returncode == 3 and b"truncated" in p.stderr
+
+
+FAKE_NM = """#!/bin/sh
+echo "ffff800008010000 T lab_uaf"
+echo "ffff800008020000 t kfree"
+echo "garbage line"
+"""
+# echoes each address back as the line number, so the test sees the queries
+FAKE_SYMBOLIZER = """#!/bin/sh
+while read a; do
+  case "$a" in
+  0xffff800008020000) printf 'kfree\\n??:0:0\\n\\n' ;;
+  *) printf 'f\\n/x/linux-source-6.1/mm/kasan/%s.c:12:7\\n\\n' "$a" ;;
+  esac
+done
+"""
+
+
+def fake_tools(tmp_path, monkeypatch, **tools):
+    d = tmp_path / "bin"
+    d.mkdir(parents=True)
+    for name, text in tools.items():
+        (d / name).write_text(text)
+        (d / name).chmod(0o755)
+    monkeypatch.setenv("PATH", str(d))
+
+
+def test_symbolize_glue(tmp_path, monkeypatch):
+    from kasan import decode
+    fake_tools(tmp_path, monkeypatch, **{"llvm-nm": FAKE_NM, "llvm-symbolizer": FAKE_SYMBOLIZER})
+    frames = ["lab_uaf+0x10/0x40", "lab_uaf+0x0/0x40", "kfree+0x0/0x8",
+              "other+0x4/0x8", "lab_uaf+0x8/0x40 [kasan_lab]"]
+    assert decode.symbolize(frames, "vmlinux") == [
+        # a return address points after the call: ask for off - 1
+        "lab_uaf+0x10/0x40 mm/kasan/0xffff80000801000f.c:12",
+        "lab_uaf+0x0/0x40 mm/kasan/0xffff800008010000.c:12",
+        "kfree+0x0/0x8",                      # ?? stays unsymbolized
+        "other+0x4/0x8",                      # not in nm's output
+        "lab_uaf+0x8/0x40 [kasan_lab]"]       # a module frame: not in vmlinux
+    assert decode.symbolize([], "vmlinux") == []
+
+
+def test_symbolize_without_tools(tmp_path, monkeypatch):
+    from kasan import decode
+    fake_tools(tmp_path, monkeypatch)
+    assert decode.symbolize(["lab_uaf+0x10/0x40"], "vmlinux") == ["lab_uaf+0x10/0x40"]
+    fake_tools(tmp_path / "x", monkeypatch, **{"llvm-symbolizer": FAKE_SYMBOLIZER,
+                                             "llvm-nm": "#!/bin/sh\nexit 0\n"})
+    assert decode.symbolize(["lab_uaf+0x10/0x40"], "vmlinux") == ["lab_uaf+0x10/0x40"]

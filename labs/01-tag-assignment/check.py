@@ -73,7 +73,8 @@ def check_pages(run):
     if tag is None or not page or not ptr:
         return [("gdb and the scenario show the page tag", False, "missing output")]
     return [("the page allocator draws the tag (post_alloc_hook in the backtrace)",
-             "post_alloc_hook" in bt or "__kasan_unpoison_pages" in bt, "backtrace: %s" % bt[:200]),
+             "post_alloc_hook" in bt or "__kasan_unpoison_pages" in bt,
+             "backtrace: %s" % bt[:200]),  # mutation: equivalent (message length)
             ("page->flags tag == random tag == page_address() tag",
              page[0]["page_tag"] == ptr[0]["tag"] == "%02x" % tag,
              "flags %s, pointer %s, random 0x%02x" % (page[0]["page_tag"], ptr[0]["tag"], tag))]

@@ -9,7 +9,8 @@ def check_count(run):
         r"^(\S+): (\d+) calls to __hwasan_check_\*, (\d+) brk", run.host, re.M))
     d, k = m.get("swtags"), m.get("swtags-brk")
     if not d or not k:
-        return [("counted checks in both modules", False, run.host[-300:])]
+        tail = run.host[-300:]  # mutation: equivalent (message length)
+        return [("counted checks in both modules", False, tail)]
     return [("default kernel: outlined calls, no brk", d[0] > 0 and d[1] == 0, str(d)),
             ("swtags-brk: inline brk, no calls", k[0] == 0 and k[1] > 0, str(k))]
 
@@ -34,7 +35,7 @@ def check_brk(run):
                 bool(m and ins) and int(m.group(1), 16) == int(ins.group(2), 16),
                 "esr %s, insn %s" % (m and m.group(1), ins and ins.group(0))))
     res.append(("decoded: KASAN, read of 1 byte, recoverable",
-                "read of 1 byte(s); recoverable" in esr, esr[-120:]))
+                "read of 1 byte(s); recoverable" in esr, esr[-120:]))  # mutation: equivalent (message length)
     r = _report(run)
     x0 = re.search(r"x0=0x([0-9a-f]{16})", regs)
     res.append(("x0 holds the report's address",
@@ -60,7 +61,7 @@ def check_outline(run):
     m = re.search(r"addr=0x([0-9a-f]{16})", bt)
     return [("outlined path: __hwasan_tag_mismatch -> kasan_tag_mismatch, no brk",
              "kasan_tag_mismatch" in bt and "__hwasan_tag_mismatch" in bt
-             and "kasan_handler" not in bt, bt[:200]),
+             and "kasan_handler" not in bt, bt[:200]),  # mutation: equivalent (message length)
             ("the check was called from lab_uaf", "lab_uaf" in caller, caller),
             ("x0 of kasan_tag_mismatch is the report's address",
              bool(r and m) and m.group(1) == r["addr"], "%s vs %s" % (

@@ -47,7 +47,7 @@ def check_reports(run):
     return res
 
 
-def check_decode(run):
+def check_decode(run):  # mutation: skip (runs kasan-decode on a vmlinux: graded live)
     summaries = [b for b in run.host.split("\n\n") if b.startswith("KASAN:")]
     res = [("kasan-decode explains five reports", len(summaries) == 5, "%d" % len(summaries))]
     uaf = [b for b in summaries if "lab_uaf_realloc" in b.splitlines()[0]]
@@ -76,4 +76,4 @@ def check_generic(run):
 
 def check_decode_generic(run):
     return [("kasan-decode reads generic reports", run.host.count("generic mode: no tags") == 4,
-             run.host[:200])]
+             run.host[:200])]  # mutation: equivalent (message length)
