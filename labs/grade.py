@@ -86,7 +86,8 @@ def expand(text, bdirs, runs, lab=""):
 def clean_paths(text, bdir):
     """Show kernel-tree paths relative to the tree, not this machine's cache."""
     text = text.replace(vm.source_tree(bdir) + "/", "")
-    return text.replace(bdir + "/", "<build>/").replace(vm.cache_root() + "/", "<cache>/")
+    text = text.replace(bdir + "/", "<build>/").replace(vm.cache_root() + "/", "<cache>/")
+    return text.replace(REPO + "/", "").replace(vm.cache_root(), "<cache>").replace(REPO, ".")
 
 
 def run_step(lab, step, runs, variant=None, transcript=True):

@@ -234,6 +234,9 @@ def check_site():
            () if ok else out)
     if not ok:
         return
+    paths = site_check.machine_paths()
+    record("site: no page shows this machine's checkout or cache path", not paths,
+           "%d pages" % len(paths), 0, ["%s: %s" % p for p in paths[:10]])
     bad = site_check.broken_links()
     record("site: internal links and anchors resolve", not bad, "%d broken" % len(bad), 0,
            bad[:10])

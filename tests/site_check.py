@@ -95,6 +95,17 @@ def transcript_shown(dom, lab, step, pattern):
             "%r not inside any of %d kt-transcript blocks" % (m.group(0), len(boxes)))
 
 
+def machine_paths(site=None, needles=None):
+    """Pages that show this machine's checkout or cache path: [(page, path)]."""
+    import vm
+    needles = needles or [REPO, vm.cache_root()]
+    bad = []
+    for page in sorted(glob.glob(os.path.join(site or SITE, "**", "*.html"), recursive=True)):
+        text = open(page, errors="replace").read()
+        bad += [(os.path.relpath(page, site or SITE), n) for n in needles if n in text]
+    return bad
+
+
 def dom_checks():
     """[(name, ok, why)] on the DOM Chromium rendered from disk."""
     res = []

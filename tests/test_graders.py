@@ -181,3 +181,12 @@ def test_site_check_wants_the_runs_value_in_a_transcript_block(tmp_path, monkeyp
     prose = '<p>Value returned is $1 = 77</p><div class="kt-transcript"><pre>other</pre>'
     assert not site_check.transcript_shown(prose, "01-x", "s", r"Value returned is \$\d+ = \d+")[1]
     assert not site_check.transcript_shown(good, "01-x", "t", r"x")[1]
+
+
+def test_machine_paths_are_found(tmp_path):
+    from tests import site_check
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "p.html").write_text("<pre>/home/me/kasan-tags/labs/x</pre>")
+    (tmp_path / "q.html").write_text("<pre>labs/x</pre>")
+    assert site_check.machine_paths(str(tmp_path), ["/home/me/kasan-tags"]) == [
+        ("a/p.html", "/home/me/kasan-tags")]

@@ -95,6 +95,6 @@ def test_symbolize_without_tools(tmp_path, monkeypatch):
     from kasan import decode
     fake_tools(tmp_path, monkeypatch)
     assert decode.symbolize(["lab_uaf+0x10/0x40"], "vmlinux") == ["lab_uaf+0x10/0x40"]
-    fake_tools(tmp_path / "x", monkeypatch, **{"llvm-symbolizer": FAKE_SYMBOLIZER,
-                                             "llvm-nm": "#!/bin/sh\nexit 0\n"})
+    tools = {"llvm-symbolizer": FAKE_SYMBOLIZER, "llvm-nm": "#!/bin/sh\nexit 0\n"}
+    fake_tools(tmp_path / "x", monkeypatch, **tools)
     assert decode.symbolize(["lab_uaf+0x10/0x40"], "vmlinux") == ["lab_uaf+0x10/0x40"]
