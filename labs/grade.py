@@ -176,7 +176,7 @@ def grade_step(lab, step, runs):
     runs[step["name"]] = run
     if not step.get("checks", True):
         return [], run
-    check = lab.checker(step)
+    check = safe(lab.checker(step))
     results = list(check(run, step))
     if step.get("control"):
         # The same boot on the unpatched kernel must NOT look like this --
@@ -194,6 +194,17 @@ def grade_step(lab, step, runs):
             "%s; serial log tail:\n%s" % (run.status, "\n".join(
                 run.serial.splitlines()[-15:]))))
     return results, run
+
+
+def safe(check):
+    """A check that raises on odd input is BAD for that step, not a crash
+    of the whole grading run."""
+    def run_check(run, step):
+        try:
+            return check(run, step)
+        except Exception as e:  # noqa: BLE001 -- any bug in a check is one BAD line
+            return [("the check ran", False, "%s: %s" % (type(e).__name__, e))]
+    return run_check
 
 
 def control_differs(ctl, results):

@@ -190,3 +190,86 @@ def test_machine_paths_are_found(tmp_path):
     (tmp_path / "q.html").write_text("<pre>labs/x</pre>")
     assert site_check.machine_paths(str(tmp_path), ["/home/me/kasan-tags"]) == [
         ("a/p.html", "/home/me/kasan-tags")]
+
+
+def without_section(gdb, name):
+    out, skip = [], False
+    for ln in gdb.splitlines():
+        if ln.startswith("KT-GDB "):
+            skip = ln[7:].strip() == name
+        if not skip:
+            out.append(ln)
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("folder,step,data", [c for c in captured() if c[2]["gdb"]],
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_each_missing_gdb_section_is_bad_not_a_crash(folder, step, data):
+    sections = lab.gdb_sections(data["gdb"])
+    assert sections
+    for name in sections:
+        res = grade(folder, step, dict(data, gdb=without_section(data["gdb"], name)))
+        # called directly: an exception here fails the test
+        if not all(ok for _, ok, _ in res):
+            continue
+        # a section no check reads is allowed only if it is not the only one
+        assert len(sections) > 1, (step, name)
+
+
+@pytest.mark.parametrize("folder,step,data", captured(),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_cut_runs_never_crash(folder, step, data):
+    for frac in (0.25, 0.5, 0.9):
+        cut = {k: (v[: int(len(v) * frac)] if v else v) for k, v in data.items()}
+        res = grade(folder, step, cut)
+        assert all(len(r) == 3 for r in res)
+
+
+def test_a_crashing_check_is_one_bad_line():
+    from labs.grade import safe
+
+    def broken(run, step):
+        return None.group(1)
+    assert safe(broken)(None, {}) == [("the check ran", False,
+                                       "AttributeError: 'NoneType' object has no attribute "
+                                       "'group'")]
+
+
+def slab_gdb(tag, top):
+    return ("KT-GDB random-tag\nValue returned is $1 = %d\nKT-GDB kmalloc-return\n"
+            "Value returned is $2 = (void *) 0x%02xffff8000b92600\nKT-GDB kasan-tag\n"
+            "memory tag:  %02x\nKT-GDB kasan-shadow\n" % (tag, top, top)
+            + ">ffffff8000b92600: " + " ".join(["%02x" % top] * 8 + ["fe"] * 8) + "\n")
+
+
+def test_lab1_slab_edges():
+    ok = grade("01-tag-assignment", "slab", {"serial": "x", "gdb": slab_gdb(0x46, 0x46)})
+    assert all(r[1] for r in ok), ok
+    for tag in (0xFE, 0xFF):
+        res = dict((n, o) for n, o, _ in grade("01-tag-assignment", "slab",
+                                               {"serial": "x", "gdb": slab_gdb(tag, tag)}))
+        assert res["the tag is not reserved (0xfe, 0xff)"] is False
+    short = slab_gdb(0x46, 0x46).replace(" 46 46 fe", " 46 fe fe")
+    assert not all(r[1] for r in grade("01-tag-assignment", "slab", {"serial": "", "gdb": short}))
+
+
+def test_lab4_check_table_reads_its_file(tmp_path):
+    check = LABS["04"].module.check_table
+    r = Run("04-generic-vs-tags", "table", "<cache>/build/x")
+    r.paths = [str(tmp_path / "table.serial.log")]
+    res = check(r)
+    assert res[0][0] == "table computed" and res[0][1] is False
+    (tmp_path / "table.json").write_text(json.dumps(table()))
+    assert all(ok for _, ok, _ in check(r))
+
+
+def test_lab4_binomial_band_edges():
+    check = LABS["04"].module.check_table_data
+    for k, ok in ((123, True), (124, False), (34, True), (33, False)):
+        t = table()
+        t["collision"]["1"] = [k, 10000]
+        got = dict((n, o) for n, o, _ in check(t))
+        assert got["tag collisions, one draw apart: within the binomial band of 1/127"] is ok, k
+    t = table()
+    t["collision"]["1"] = [0, 0]
+    assert not all(ok for _, ok, _ in check(t))

@@ -43,7 +43,8 @@ def check_reports(run):
         res.append(("%s: memory state rows == kasan-shadow" % name, rows == h["rows"],
                     "report %d rows, gdb %d rows" % (len(rows), len(h["rows"]))))
         res.append(("%s: address in the report == x0 at the stop" % name,
-                    h.get("pointer") == "0x" + r["addr"], "%s vs %s" % (h.get("pointer"), r["addr"])))
+                    r["addr"] is not None and h.get("pointer") == "0x%s" % r["addr"],
+                    "%s vs %s" % (h.get("pointer"), r["addr"])))
     return res
 
 
