@@ -273,3 +273,86 @@ def test_lab4_binomial_band_edges():
     t = table()
     t["collision"]["1"] = [0, 0]
     assert not all(ok for _, ok, _ in check(t))
+
+
+def named(res):
+    return {n: ok for n, ok, _ in res}
+
+
+def reuse_serial(slots):
+    """A tags + ctor-tag run: slots is [(addr, tag)] in allocation order."""
+    lines = ["KT-SCENARIO-BEGIN tags"]
+    for addr, tag in slots:
+        lines += ["kasan_lab: tags ptr name=p ptr=%sffff800000%s tag=%s addr=ffffff800000%s "
+                  "size=128 cache=kmalloc-128 align=16" % (tag, addr, tag, addr),
+                  "kasan_lab: tags shadow of=p granule=16 granules=8 shadow=%s*8,fe*1" % tag]
+    lines += ["KT-SCENARIO-END tags", "KT-SCENARIO-BEGIN ctor-tag"]
+    for i, (cache, tag) in enumerate([("kasan_lab_ctor", "aa"), ("kasan_lab_ctor", "aa"),
+                                      ("kasan_lab_plain", "01"), ("kasan_lab_plain", "02")]):
+        lines.append("kasan_lab: ctor-tag round cache=%s round=%d ptr=x tag=%s" % (cache, i, tag))
+    return "\n".join(lines + ["KT-SCENARIO-END ctor-tag"]) + "\n"
+
+
+def test_lab1_reuse_slot_rules():
+    good = named(grade("01-tag-assignment", "reuse", {"serial": reuse_serial(
+        [("b00000", "11"), ("b00000", "12"), ("c00000", "13")]), "gdb": ""}))
+    assert all(good.values()), good
+    same = named(grade("01-tag-assignment", "reuse", {"serial": reuse_serial(
+        [("b00000", "11"), ("b00000", "11")]), "gdb": ""}))
+    assert same["a reallocated slot gets a new tag each time"] is False
+    never = named(grade("01-tag-assignment", "reuse", {"serial": reuse_serial(
+        [("b00000", "11"), ("c00000", "12")]), "gdb": ""}))
+    assert never["a reallocated slot gets a new tag each time"] is False
+
+
+def test_lab1_pages_either_frame_is_enough():
+    data = {k: load("01-tag-assignment", "pages", k) for k in ("serial", "gdb")}
+    for frame in ("post_alloc_hook", "__kasan_unpoison_pages"):
+        one = dict(data, gdb=data["gdb"].replace(frame, "other_frame"))
+        if one["gdb"] != data["gdb"] and ("post_alloc_hook" in one["gdb"]
+                                          or "__kasan_unpoison_pages" in one["gdb"]):
+            assert all(named(grade("01-tag-assignment", "pages", one)).values())
+
+
+def test_lab1_memory_tag_line_with_a_description():
+    gdb = slab_gdb(0x46, 0x46).replace("memory tag:  46", "memory tag:  46  0x46: described")
+    assert all(named(grade("01-tag-assignment", "slab", {"serial": "", "gdb": gdb})).values())
+
+
+def test_lab2_count_edges():
+    def count(text):
+        return named(grade("02-brk-dispatch", "count", {"serial": text, "gdb": ""}))
+    ok = count("swtags: 1 calls to __hwasan_check_*, 0 brk #0x9xx\n"
+               "swtags-brk: 0 calls to __hwasan_check_*, 1 brk #0x9xx\n")
+    assert all(ok.values()), ok
+    assert count("swtags: 1 calls to __hwasan_check_*, 0 brk #0x9xx\n") == {
+        "counted checks in both modules": False}
+    bad = count("swtags: 0 calls to __hwasan_check_*, 1 brk #0x9xx\n"
+                "swtags-brk: 1 calls to __hwasan_check_*, 0 brk #0x9xx\n")
+    assert not any(bad.values())
+
+
+def test_lab3_each_check_on_its_own():
+    data = {k: load("03-report-decoding", "reports", k) for k in ("serial", "gdb")}
+    first = data["gdb"].index("KT-GDB hit")
+    second = data["gdb"].index("KT-GDB hit", first + 1)
+    one_less = dict(data, gdb=data["gdb"][:first] + data["gdb"][second:])
+    assert named(grade("03-report-decoding", "reports", one_less))[
+        "gdb stopped before each report"] is False
+    noaddr = dict(data, serial=re.sub(r"^.*(Read|Write) of size .*$", "", data["serial"],
+                                      count=1, flags=re.M))
+    res = named(grade("03-report-decoding", "reports", noaddr))
+    assert [v for k, v in res.items() if k.endswith("address in the report == x0 at the stop")
+            ][0] is False
+    empty = named(grade("03-report-decoding", "generic", {"serial": "", "gdb": ""}))
+    assert empty["generic reports carry no tags"] is False
+
+
+def test_lab4_band_at_large_n_and_tiny_n():
+    check = LABS["04"].module.check_table_data
+    name = "tag collisions, one draw apart: within the binomial band of 1/127"
+    t = table()
+    t["collision"]["1"] = [925, 100000]     # inside 1/127's band, outside 1/128's
+    assert named(check(t))[name] is True
+    t["collision"]["1"] = [0, 1]
+    assert named(check(t))[name] is True

@@ -25,22 +25,24 @@ def symbolize(frames, vmlinux):
         return frames
     # Symbol-relative lookups need the symbol address: ask llvm-nm once.
     nm = shutil.which("llvm-nm") or shutil.which("nm")
+    if not nm:
+        return frames
     addrs = {}
     try:
         out = subprocess.run([nm, "--defined-only", vmlinux], capture_output=True,
-                             text=True, timeout=120).stdout
+                             text=True, timeout=120).stdout  # mutation: equivalent (timeout)
     except (OSError, subprocess.TimeoutExpired):
         return frames
-    want = {f.split("+", 1)[0] for f in frames}
+    want = {f.partition("+")[0] for f in frames}
     for line in out.splitlines():
         parts = line.split()
         if len(parts) == 3 and parts[2] in want:
             addrs.setdefault(parts[2], int(parts[0], 16))
     queries, index = [], []
     for i, f in enumerate(frames):
-        sym, rest = f.split("+", 1)
+        sym, _, rest = f.partition("+")
         if sym in addrs and " [" not in f:
-            off = int(rest.split("/", 1)[0], 16)
+            off = int(rest.partition("/")[0], 16)
             queries.append("0x%x" % (addrs[sym] + off - 1 if off else addrs[sym]))
             index.append(i)
     if not queries:
@@ -49,7 +51,7 @@ def symbolize(frames, vmlinux):
         [tool, "-e", vmlinux]
     try:
         out = subprocess.run(cmd, input="\n".join(queries) + "\n", capture_output=True,
-                             text=True, timeout=120).stdout
+                             text=True, timeout=120).stdout  # mutation: equivalent (timeout)
     except (OSError, subprocess.TimeoutExpired):
         return frames
     locs = [b.splitlines()[1] for b in out.strip().split("\n\n") if len(b.splitlines()) > 1]
@@ -104,7 +106,7 @@ def main(argv=None):
         print("kasan-decode: %d of %d report(s) truncated" % (bad, len(reports)),
               file=sys.stderr)
         return 3
-    return 0
+    return 0  # mutation: equivalent (sys.exit(None) also exits 0)
 
 
 if __name__ == "__main__":

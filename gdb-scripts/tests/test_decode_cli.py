@@ -58,6 +58,7 @@ echo "garbage line"
 """
 # echoes each address back as the line number, so the test sees the queries
 FAKE_SYMBOLIZER = """#!/bin/sh
+[ "$1" = --obj=vmlinux ] || exit 1
 while read a; do
   case "$a" in
   0xffff800008020000) printf 'kfree\\n??:0:0\\n\\n' ;;
@@ -98,3 +99,16 @@ def test_symbolize_without_tools(tmp_path, monkeypatch):
     tools = {"llvm-symbolizer": FAKE_SYMBOLIZER, "llvm-nm": "#!/bin/sh\nexit 0\n"}
     fake_tools(tmp_path / "x", monkeypatch, **tools)
     assert decode.symbolize(["lab_uaf+0x10/0x40"], "vmlinux") == ["lab_uaf+0x10/0x40"]
+
+
+def test_symbolize_tool_failures(tmp_path, monkeypatch):
+    from kasan import decode
+    frames = ["lab_uaf+0x10/0x40"]
+    fake_tools(tmp_path / "a", monkeypatch, **{"llvm-symbolizer": FAKE_SYMBOLIZER})
+    assert decode.symbolize(frames, "vmlinux") == frames          # no nm at all
+    fake_tools(tmp_path / "b", monkeypatch, **{"llvm-nm": FAKE_NM,
+                                               "llvm-symbolizer": "#!/nonexistent/sh\n"})
+    assert decode.symbolize(frames, "vmlinux") == frames          # symbolizer cannot run
+    fake_tools(tmp_path / "c", monkeypatch, **{"llvm-nm": "#!/nonexistent/sh\n",
+                                               "llvm-symbolizer": FAKE_SYMBOLIZER})
+    assert decode.symbolize(frames, "vmlinux") == frames          # nm cannot run

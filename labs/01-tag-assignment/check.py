@@ -38,7 +38,7 @@ def check_slab(run):
     for ln in rows:
         base = int(ln[1:17], 16)
         for i, b in enumerate(ln[19:].split()):
-            a = base + 16 * i
+            a = base + 16 * i  # mutation: equivalent (17*i//16 == i for the 16 granules of a row)
             if untagged <= a < untagged + 128:
                 grans.append(b)
     res.append(("kasan-shadow: all 8 granules of the object carry its tag",

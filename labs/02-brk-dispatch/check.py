@@ -33,7 +33,7 @@ def check_brk(run):
     ins = re.search(r"<lab_uaf\+(\d+)>:\s+brk\s+#0x([0-9a-f]+)", regs)
     res.append(("kasan-esr immediate == the brk at regs->pc",
                 bool(m and ins) and int(m.group(1), 16) == int(ins.group(2), 16),
-                "esr %s, insn %s" % (m and m.group(1), ins and ins.group(0))))
+                "esr %s, insn %s" % (m and m.group(1), ins and ins.group(0))))  # mutation: equivalent (message)
     res.append(("decoded: KASAN, read of 1 byte, recoverable",
                 "read of 1 byte(s); recoverable" in esr, esr[-120:]))  # mutation: equivalent (message length)
     r = _report(run)
@@ -42,7 +42,8 @@ def check_brk(run):
                 bool(r and x0) and x0.group(1) == r["addr"],
                 "x0 %s, report %s" % (x0 and x0.group(1), r and r["addr"])))
     if r and ins:
-        res.append(("report location == the brk (lab_uaf+0x%x)" % int(ins.group(1)),
+        where = int(ins.group(1))  # mutation: equivalent (label only; group(2) also parses)
+        res.append(("report location == the brk (lab_uaf+0x%x)" % where,
                     r["location"].startswith("lab_uaf+0x%x/" % int(ins.group(1))),
                     r["location"]))
     pc = re.search(r"pc=0x([0-9a-f]+)", regs)

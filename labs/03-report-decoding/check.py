@@ -33,7 +33,7 @@ def check_reports(run):
            ("gdb stopped before each report", bool(reps) and len(hits) == len(reps),
             "%d stops, %d reports" % (len(hits), len(reps)))]
     for r, h in zip(reps, hits):
-        name = r["title"].split(" in ")[-1]
+        name = r["title"].split(" in ")[-1]  # mutation: equivalent (label only)
         res.append(("%s: Pointer tag/memory tag == kasan-tag" % name,
                     (h.get("pointer tag"), h.get("memory tag")) == (r["pointer_tag"], r["memory_tag"]),
                     "gdb %s/%s, report %s/%s" % (h.get("pointer tag"), h.get("memory tag"),

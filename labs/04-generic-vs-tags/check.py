@@ -17,6 +17,10 @@ def check_table(run):
     return check_table_data(t)
 
 
+def shown(frac):
+    return "measured 1/%.1f" % (1 / frac) if frac else "no Memory: line"  # mutation: equivalent (message)
+
+
 def check_table_data(t):
     """The checks on table.json's content (pure, tested offline)."""
     b = t.get("bugs", {})
@@ -51,7 +55,7 @@ def check_table_data(t):
         frac = (mem.get(m) or {}).get("shadow_fraction")
         res.append(("%s shadow is 1/%d of RAM (within 10%%)" % (m, expect),
                     frac is not None and abs(frac * expect - 1) < 0.10,
-                    "measured 1/%.1f" % (1 / frac) if frac else "no Memory: line"))
+                    shown(frac)))
     sl = {m: (mem.get(m) or {}).get("slab") for m in ("none", "generic", "swtags")}
     res.append(("Slab after boot: generic grows it more than swtags",
                 None not in sl.values() and sl["generic"] - sl["none"] > sl["swtags"] - sl["none"],
