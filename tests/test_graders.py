@@ -38,6 +38,15 @@ ALTER = [
     ("03", "reports", "serial", r"lab_uaf_realloc", "lab_uaf_reelloc"),
     ("03", "generic", "serial", r"BUG: KASAN: use-after-free", "BUG: KASAN: slab-out-of-bounds"),
     ("03", "decode-generic", "host", r"generic mode: no tags", "sw_tags mode"),
+    ("05", "no-tbi", "gdb", r"far=0xef", "far=0x00"),
+    ("05", "no-tbi", "serial", r"\A", "[    0.000000] Booting Linux on physical CPU 0x0\n"),
+    ("05", "fixed-tag", "serial", r"same_tag=10000", "same_tag=9999"),
+    ("05", "fixed-tag", "serial", r"not ok (\d+) kmalloc_uaf2", r"ok \1 kmalloc_uaf2"),
+    ("05", "no-untag-phys", "serial", r"pc : handle_mm_fault", "pc : other_fn"),
+    ("05", "no-redzone-tag", "serial", r"(uaf shadow of=freed granule=16 granules=8 shadow=)"
+     r"[0-9a-f]{2}", r"\1fe"),
+    ("05", "no-redzone-tag", "serial", r"BUG: KASAN: invalid-access", "BUG: KASAN: use-after-free"),
+    ("05", "no-brk-hook", "serial", r"Unexpected kernel BRK exception", "Expected BRK"),
 ]
 
 
@@ -133,7 +142,12 @@ def test_control_is_evidence_only_when_it_ran_to_its_end():
         ctl.status = status
         ok, why = control_differs(ctl, bad)
         assert not ok and "did not reach its end (%s)" % status in why
-    ctl.status = "ok"
+    ctl.serial = "[ 0.0] Linux version 6.1\n"  # a gdb step that stopped the booted VM itself
+    ctl.status = "exit"
+    assert control_differs(ctl, bad) == (True, "")
+    ctl.status = "timeout"
+    assert not control_differs(ctl, bad)[0]
+    ctl.serial, ctl.status = "", "ok"
     assert control_differs(ctl, bad) == (True, "")
     assert control_differs(ctl, good) == (False, "the control kernel shows the same outcome")
 
