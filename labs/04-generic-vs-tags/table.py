@@ -8,6 +8,7 @@ import json
 import os
 import sys
 
+from bench.table import text_table
 from kasan import report
 from labs import scenarios
 from vm import REPO, metrics
@@ -33,13 +34,14 @@ def main(sw, gen, none):
     logs = {m: open(p, errors="replace").read() for m, p in
             (("swtags", sw), ("generic", gen), ("none", none))}
     out = {"bugs": {}, "memory": {}, "collision": {}}
-    print("%-16s %-22s %-22s" % ("scenario", "swtags", "generic"))
+    rows = []
     for b in BUGS:
         row = {m: caught(logs[m], b) for m in ("swtags", "generic")}
         out["bugs"][b] = row
-        print("%-16s %-22s %-22s" % (b, *[", ".join(row[m]) if row[m] else
-                                          ("not run" if row[m] is None else "MISSED")
-                                          for m in ("swtags", "generic")]))
+        rows.append((b, [", ".join(row[m]) if row[m] else
+                         ("not run" if row[m] is None else "MISSED")
+                         for m in ("swtags", "generic")]))
+    print(text_table(["scenario", "swtags", "generic"], rows))
     ev = scenarios.events(scenarios.segments(logs["swtags"]).get("collision", []), "collision")
     for e, kv in ev:
         if e == "result" and "gap" in kv:
@@ -56,13 +58,11 @@ def main(sw, gen, none):
     mem = {m: memory(t) for m, t in logs.items()}
     out["memory"] = mem
     base = mem["none"]
-    print("%-10s %10s %12s %10s %14s %10s" % ("kernel", "RAM kB", "reserved kB", "image kB",
-                                              "stackdepot kB", "Slab kB"))
-    for m in ("none", "generic", "swtags"):
-        x = mem[m]
-        if x:
-            print("%-10s %10d %12d %10d %14d %10s" % (m, x["ram"], x["reserved"], x["image"],
-                                                      x["depot"], x["slab"]))
+    print(text_table(["kernel", "RAM kB", "reserved kB", "image kB", "stackdepot kB",
+                      "Slab kB"],
+                     [(m, [str(mem[m][k]) for k in ("ram", "reserved", "image", "depot",
+                                                    "slab")])
+                      for m in ("none", "generic", "swtags") if mem[m]]))
     print("(reserved = memory the kernel keeps at boot: its image, page tables, the KASAN "
           "shadow, the stack depot's hash table ...)")
 
