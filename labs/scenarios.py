@@ -156,7 +156,7 @@ def check_collision(ev, mode):
         return ["missing result lines"]
     if int(res[0]["same_tag"]) != 0:
         errs.append("gap 0: %s repeats; consecutive LCG draws alternate parity, "
-                    "so 0 expected" % res[0]["same_tag"])
+                    "so 0 expected" % res[0]["same_tag"])  # mutation: equivalent (message)
     n = int(res[1]["same_slot"])
     lo, hi = binomial_bounds(n, 1 / 127)
     k = int(res[1]["same_tag"])
@@ -198,7 +198,8 @@ def check_scenario(name, lines, mode, exp):
     got = ["%s %s" % (r["bug_type"], r["access"]) for r in reps]
     want = m.get("reports", [])
     if got != want:
-        errs.append("reports %s, expected %s" % (got or "none", want or "none"))
+        errs.append("reports %s, expected %s" % (
+            got or "none", want or "none"))  # mutation: equivalent (message)
     outcome = [kv.get("outcome") for e, kv in ev if e == "expect"]
     for o in outcome:
         if o in ("report", "missed") and (o == "report") != bool(want):
@@ -221,7 +222,7 @@ def check_scenario(name, lines, mode, exp):
         for r in reps:
             if r["access"] == "free" and r["pointer_tag"] not in ptrs[:1]:
                 errs.append("free report's pointer tag %s is not the object's %s" % (
-                    r["pointer_tag"], ptrs[:1] or "(no ptr line)"))
+                    r["pointer_tag"], ptrs[:1] or "(no ptr line)"))  # mutation: equivalent (message)
     results = {}
     for e, kv in ev:
         if e in ("result", "reuse"):

@@ -36,6 +36,8 @@ ALTER = [
     ("02", "outline", "gdb", r"lab_uaf", "lab_other"),
     ("03", "reports", "gdb", r"(memory tag:\s+)([0-9a-f]{2})", r"\g<1>00"),
     ("03", "reports", "serial", r"lab_uaf_realloc", "lab_uaf_reelloc"),
+    ("03", "reports", "gdb", r"^(pointer:\s+0x)([0-9a-f])", lambda m: m.group(1) + (
+        "0" if m.group(2) != "0" else "1")),
     ("03", "generic", "serial", r"BUG: KASAN: use-after-free", "BUG: KASAN: slab-out-of-bounds"),
     ("03", "decode-generic", "host", r"generic mode: no tags", "sw_tags mode"),
     ("05", "no-tbi", "gdb", r"far=0xef", "far=0x00"),

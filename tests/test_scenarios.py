@@ -202,3 +202,18 @@ def test_results_must_match(swtags_log):
     k, v = next(iter(exp.items()))
     bad = seg.replace("%s=%s" % (k, v), "%s=other" % k)
     assert "result %s=other, expected %s" % (k, v) in check(bad, "ptr-compare")
+
+
+def test_ptr_without_shadow_is_not_a_pair():
+    assert scenarios.check_tags(ev(PTR, "expect mode=sw_tags outcome=x"), "sw_tags") == [
+        "no ptr/shadow lines"]
+
+
+def test_collision_band_is_1_in_127_at_large_n():
+    e = ev(COLL[0], "result gap=1 rounds=100000 same_slot=100000 same_tag=925", COLL[2])
+    assert scenarios.check_collision(e, "sw_tags") == []
+
+
+def test_garbage_in_a_segment_is_an_error():
+    errs = check("kasan_lab: uaf begin\n" + "\x00" * 50 + "\nkasan_lab: uaf end\n", "uaf")
+    assert errs == ["input does not look like a kernel log (binary data)"]

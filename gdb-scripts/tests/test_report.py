@@ -260,3 +260,12 @@ def test_invalid_free_with_equal_tags_is_explained(swtags_log):
     assert r["pointer_tag"] == r["memory_tag"]
     text = report.summary(r)
     assert "another allocation's tag" not in text and "the tags match" in text
+
+
+def test_offset_to_the_right_without_any_size():
+    text = "\n".join([SEP, "BUG: KASAN: slab-out-of-bounds in h+0x1/0x2",
+                      "Read of size 1 at addr ffff000000000100 by task t/1",
+                      "The buggy address belongs to the object at ffff000000000000",
+                      "The buggy address is located 5 bytes to the right of", SEP])
+    r = report.parse_reports(text)[0]
+    assert (r["offset"], r["object_size"]) == (5, None)

@@ -163,3 +163,7 @@ def test_format_esr_lines():
     assert tags.format_esr(tags.decode_esr(0xF2000903, c), c)[1:] == [
         "KASAN brk: 0x903 = KASAN_BRK_IMM 0x900 | (read) size log2 3",
         "read of 8 byte(s); not recoverable: kasan_handler reports and calls die()"]
+
+
+def test_generic_default_offset_is_the_first_byte():
+    assert tags.describe_generic(1) == "first 1 bytes accessible"

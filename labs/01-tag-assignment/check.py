@@ -30,7 +30,7 @@ def check_slab(run):
     kv = dict(ln.split(":", 1) for ln in s.get("kasan-tag", []) if ":" in ln)
     mem = kv.get("memory tag", "").split()
     res.append(("kasan-tag: memory tag == pointer tag", mem[:1] == ["%02x" % top],
-                "memory tag %s" % mem[:1]))
+                "memory tag %s" % mem[:1]))  # mutation: equivalent (message)
     # The object's 8 granules (123 bytes -> 128) in the '>' row of kasan-shadow.
     untagged = ptr | (0xFF << 56)
     grans = []

@@ -42,6 +42,7 @@ def check_experiment(run, step):
         seg = segs.get(name)
         got = None if seg is None else [
             "%s %s" % (r["bug_type"], r["access"]) for r in report.parse_reports("\n".join(seg))]
-        res.append(("scenario %s: %s" % (name, ", ".join(want) or "no report"), got == want,
+        label = ", ".join(want) or "no report"  # mutation: equivalent (label)
+        res.append(("scenario %s: %s" % (name, label), got == want,
                     "got %s" % got))
     return res
