@@ -18,6 +18,7 @@ printf "pc=0x%016lx\n", regs->pc
 x/i regs->pc
 echo KT-GDB after\n
 set $regs = regs
+delete
 finish
 printf "pc after=0x%016lx\n", $regs->pc
 delete
