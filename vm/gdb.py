@@ -80,8 +80,7 @@ def halted_vm(bdir: str, cmdline: str = "", serial: Optional[str] = None,
     initrd = initrd or build_initramfs(bdir)
     if terminal:
         argv = qemu_cmd(bdir, initrd, full_cmdline(cmdline), port, interactive=True)
-        q = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", "--"] + argv)
-        proc._children.append(q)
+        q = proc.foreground(argv)
     elif pipe:
         q, argv = start(bdir, cmdline, initrd, port)
     else:

@@ -86,10 +86,17 @@ def reap(p: "subprocess.Popen[bytes]", grace: float = 3) -> None:
     forget(p)
 
 
-def interactive(cmd: Sequence[str]) -> int:
-    """Run QEMU or gdb on the terminal; Ctrl-C goes to the child."""
+def foreground(cmd: Sequence[str]) -> "subprocess.Popen[bytes]":
+    """Start a child on this terminal (same process group, so Ctrl-C and
+    the tty reach it) that still dies with us."""
     p = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", "--"] + list(cmd))
     _children.append(p)
+    return p
+
+
+def interactive(cmd: Sequence[str]) -> int:
+    """Run QEMU or gdb on the terminal; Ctrl-C goes to the child."""
+    p = foreground(cmd)
     while True:
         try:
             rc = p.wait()

@@ -102,6 +102,14 @@ def _fail(inliner: Any, lineno: int, rawtext: str, msg: str) -> Tuple[List[Any],
     return [nodes.literal(rawtext, rawtext)], []
 
 
+def _link(rawtext: str, uri: str, title: str, text: str,
+          cls: str) -> Tuple[List[Any], List[Any]]:
+    """The rendered citation: `text` as code, linked, the cited line on hover."""
+    ref = nodes.reference(rawtext, "", refuri=uri, reftitle=title, classes=[cls])
+    ref += nodes.literal(text=text)
+    return [ref], []
+
+
 def src_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
              options: Optional[Dict[str, Any]] = None,
              content: Optional[List[str]] = None) -> Tuple[List[Any], List[Any]]:
@@ -110,10 +118,8 @@ def src_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
         path, n, line = resolve_src(cfg.kt_linux_tree, text)
     except (CiteError, OSError) as e:
         return _fail(inliner, lineno, rawtext, str(e))
-    ref = nodes.reference(rawtext, "", refuri=ELIXIR % (cfg.kt_linux_version, path, n),
-                          reftitle="6.1: " + line, classes=["kt-src"])
-    ref += nodes.literal(text="%s:%d" % (path, n))
-    return [ref], []
+    return _link(rawtext, ELIXIR % (cfg.kt_linux_version, path, n), "6.1: " + line,
+                 "%s:%d" % (path, n), "kt-src")
 
 
 def v9_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
@@ -125,10 +131,8 @@ def v9_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
     except (CiteError, OSError) as e:
         return _fail(inliner, lineno, rawtext, str(e))
     uri = env.app.builder.get_relative_uri(env.docname, "build/gen/series/%02d" % num)
-    ref = nodes.reference(rawtext, "", refuri=uri, reftitle="v9 patch %02d: %s" % (num, line),
-                          classes=["kt-v9"])
-    ref += nodes.literal(text="v9 %02d/20, line %d" % (num, n))
-    return [ref], []
+    return _link(rawtext, uri, "v9 patch %02d: %s" % (num, line),
+                 "v9 %02d/20, line %d" % (num, n), "kt-v9")
 
 
 def _version(app: Any, config: Any) -> None:
