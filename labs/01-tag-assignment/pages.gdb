@@ -6,7 +6,8 @@ delete
 break lab_page_tag
 continue
 echo KT-GDB random-tag\n
-break kasan_random_tag
+# tbreak: a breakpoint still set could be re-hit during finish.
+tbreak kasan_random_tag
 continue
 bt 8
 finish

@@ -11,13 +11,15 @@ continue
 echo KT-GDB in-scenario\n
 bt 2
 echo KT-GDB random-tag\n
-break kasan_random_tag
+# tbreak, not break: an interrupt that allocates during "finish" would
+# re-hit a breakpoint that is still set, and finish would never return.
+tbreak kasan_random_tag
 continue
 bt 6
 finish
 echo KT-GDB kmalloc-return\n
 delete
-break __kasan_kmalloc
+tbreak __kasan_kmalloc if size == 123
 continue
 finish
 echo KT-GDB kasan-tag\n
