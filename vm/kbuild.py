@@ -52,9 +52,18 @@ def image(bdir: str) -> str:
     return os.path.join(bdir, "arch/arm64/boot/Image")
 
 
+def tree_suffix() -> str:
+    """"" for this checkout; "-<hash of its path>" for a student handout
+    (labs/HANDOUT), so that handouts sharing the cache never overwrite each
+    other's modules and initramfs."""
+    if not os.path.exists(os.path.join(REPO, "labs", "HANDOUT")):
+        return ""
+    return "-" + sha256_text(REPO)[:8]
+
+
 def kt_dir(bdir: str, *parts: str) -> str:
     """CACHE/build/<variant>-<key>/kt/...: what kasan-tags adds to a build."""
-    return os.path.join(bdir, "kt", *parts)
+    return os.path.join(bdir, "kt" + tree_suffix(), *parts)
 
 
 def module_dir(bdir: str) -> str:

@@ -30,6 +30,8 @@
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
+#include "kasan_lab.h"
+
 #if defined(CONFIG_KASAN_SW_TAGS)
 #define LAB_MODE "sw_tags"
 #elif defined(CONFIG_KASAN_GENERIC)
@@ -48,9 +50,7 @@
 #define MAX_TRIES 1000000	/* uaf-realloc: bound on allocations */
 #define HOLD 4096		/* uaf-realloc: objects kept while searching */
 #define COLLISION_ROUNDS 10000
-
-/* Keep the compiler from proving an access out of bounds and dropping it. */
-#define HIDE(p) OPTIMIZER_HIDE_VAR(p)
+#define MAX_GROUPS 4		/* this module and the ones that add scenarios */
 
 /*
  * Read a byte without a KASAN check.  The out-of-bounds writes below store
@@ -595,12 +595,6 @@ static void lab_slab_bench(const char *scn)
 		div_u64(t1 - t0, pairs));
 }
 
-struct lab_scenario {
-	const char *name;
-	void (*fn)(const char *scn);
-	const char *help;
-};
-
 static const struct lab_scenario scenarios[] = {
 	{ "tags", lab_tags, "kmalloc 16 B..4 KiB and a private cache: tag, shadow" },
 	{ "ctor-tag", lab_ctor_tag, "cache with a constructor keeps its tags" },
@@ -637,27 +631,58 @@ static const struct file_operations lab_fops = {
 	.llseek = noop_llseek,
 };
 
+/* This module's scenarios, then those that other modules add. */
+static struct {
+	const struct lab_scenario *s;
+	size_t n;
+} groups[MAX_GROUPS] = { { scenarios, ARRAY_SIZE(scenarios) } };
+static size_t ngroups = 1;
+
 static int list_show(struct seq_file *m, void *v)
 {
-	size_t i;
+	size_t g, i;
 
-	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
-		seq_printf(m, "%-16s %s\n", scenarios[i].name, scenarios[i].help);
+	for (g = 0; g < ngroups; g++)
+		for (i = 0; i < groups[g].n; i++)
+			seq_printf(m, "%-16s %s\n", groups[g].s[i].name,
+				   groups[g].s[i].help);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(list);
 
 static struct dentry *lab_dir;
 
-static int __init kasan_lab_init(void)
+static void add_files(const struct lab_scenario *s, size_t n)
 {
 	size_t i;
 
+	for (i = 0; i < n; i++)
+		debugfs_create_file(s[i].name, 0200, lab_dir, (void *)&s[i],
+				    &lab_fops);
+}
+
+/*
+ * Add scenarios from another module (kasan_student.ko, kasan_mystery.ko):
+ * each gets its file in /sys/kernel/debug/kasan_lab/ like ours.  Those
+ * modules have no exit function, so @s stays valid while the files exist.
+ */
+int kasan_lab_add_scenarios(const struct lab_scenario *s, size_t n)
+{
+	if (ngroups == MAX_GROUPS)
+		return -ENOSPC;
+	groups[ngroups].s = s;
+	groups[ngroups++].n = n;
+	add_files(s, n);
+	pr_info("added scenarios=%zu\n", n);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(kasan_lab_add_scenarios);
+
+static int __init kasan_lab_init(void)
+{
 	lab_dir = debugfs_create_dir("kasan_lab", NULL);
 	debugfs_create_file("scenarios", 0444, lab_dir, NULL, &list_fops);
-	for (i = 0; i < ARRAY_SIZE(scenarios); i++)
-		debugfs_create_file(scenarios[i].name, 0200, lab_dir,
-				    (void *)&scenarios[i], &lab_fops);
+	add_files(scenarios, ARRAY_SIZE(scenarios));
 	pr_info("loaded mode=%s granule=%lu scenarios=%zu\n", LAB_MODE, GRANULE,
 		ARRAY_SIZE(scenarios));
 	return 0;

@@ -203,6 +203,9 @@ int main(int argc, char **argv)
 		say("KT-ERROR cannot read /proc/cmdline", NULL, NULL);
 
 	load_module("/lib/modules/kasan_lab.ko");
+	/* They add scenarios to kasan_lab.ko: load them after it. */
+	load_module("/lib/modules/kasan_student.ko");
+	load_module("/lib/modules/kasan_mystery.ko");
 
 	arg = param("kt_cat");
 	if (arg)

@@ -1,0 +1,192 @@
+"""`make handout DEST=dir`: the student tree, made from this (solution) tree.
+
+The solutions are the source, as in linux-kernel-labs.  A solution is a
+marked region, in any language's comment syntax:
+
+    <comment> TODO 1.1: what the student must write
+    <comment> STUB: a line of code that keeps the file valid
+    ... the solution ...
+    <comment> END TODO
+
+where <comment> is `#`, `//` or `/*` (closed by `*/` on the same line).
+
+In the handout the region keeps its TODO line; its STUB lines become code
+(a stub that compiles, or returns nothing useful) and everything else in
+it is dropped.  `.. only:: teacher` blocks of the pages (the answers) are
+dropped too, and so are the SOLUTION_ONLY files; lab 3's mystery module,
+whose source is one of them, is shipped built for the kernel in the cache.
+"""
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+from typing import Dict, List, Tuple
+
+import vm
+
+REPO = vm.REPO
+START = re.compile(r"^(?P<indent>\s*)(?:#|//|/\*)\s*TODO (?P<id>\d+\.\d+): (?P<text>.*?)(?:\s*\*/)?\s*$")
+END = re.compile(r"^\s*(?:#|//|/\*)\s*END TODO\b")
+STUB = re.compile(r"^(?P<indent>\s*)(?:#|//|/\*)\s*STUB: (?P<code>.*?)(?:\s*\*/)?\s*$")
+TEACHER = re.compile(r"^(?P<indent>\s*)\.\. only:: teacher\s*$")
+SOLUTION_ONLY = ("labs/module/kasan_mystery.c",)
+MARKER = os.path.join("labs", "HANDOUT")
+
+
+def regions(text: str, where: str = "text") -> List[Tuple[str, List[str]]]:
+    """[(exercise id, [solution lines])] of every marked region; KtError on
+    an END without a TODO, a TODO inside a region, or a region left open."""
+    out: List[Tuple[str, List[str]]] = []
+    cur = None
+    for n, line in enumerate(text.splitlines(), 1):
+        start, end = START.match(line), END.match(line)
+        if start and cur is not None:
+            raise vm.KtError("%s:%d: TODO %s inside the region of TODO %s"
+                             % (where, n, start.group("id"), cur[0]))
+        if start:
+            cur = (start.group("id"), [])
+        elif end:
+            if cur is None:
+                raise vm.KtError("%s:%d: END TODO without a TODO" % (where, n))
+            out.append(cur)
+            cur = None
+        elif cur is not None and not STUB.match(line):
+            cur[1].append(line)
+    if cur is not None:
+        raise vm.KtError("%s: TODO %s has no END TODO" % (where, cur[0]))
+    return out
+
+
+def strip(text: str, where: str = "text") -> str:
+    """The student's version of a file: regions replaced by their stubs."""
+    regions(text, where)  # every marker error first, as one line
+    out, inside = [], False
+    for line in text.splitlines(keepends=True):
+        if START.match(line):
+            inside = True
+            out.append(line)
+        elif inside and END.match(line):
+            inside = False
+        elif inside:
+            m = STUB.match(line)
+            if m:
+                out.append(m.group("indent") + m.group("code") + "\n")
+        else:
+            out.append(line)
+    return "".join(out)
+
+
+def strip_teacher(text: str) -> str:
+    """A page without its `.. only:: teacher` blocks."""
+    out: List[str] = []
+    indent = None
+    for line in text.splitlines(keepends=True):
+        if indent is not None:
+            if not line.strip() or len(line) - len(line.lstrip()) > indent:
+                continue
+            indent = None
+        m = TEACHER.match(line)
+        if m:
+            indent = len(m.group("indent"))
+            continue
+        out.append(line)
+    return "".join(out)
+
+
+def tree_files() -> List[str]:
+    """The checkout's files, committed or not (but not ignored)."""
+    p = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
+                       cwd=REPO, capture_output=True, text=True)
+    if p.returncode:
+        raise vm.KtError("make handout needs a git checkout: %s" % p.stderr.strip())
+    return sorted(f for f in p.stdout.split("\0")
+                  if f and os.path.isfile(os.path.join(REPO, f)))
+
+
+def student_text(rel: str, text: str) -> str:
+    text = strip(text, rel)
+    return strip_teacher(text) if rel.endswith(".rst") else text
+
+
+def ship_mystery(dest: str) -> str:
+    """Build kasan_mystery.ko for the default kernel and put it where the
+    handout's build_module finds it (vm.initramfs.shipped_module)."""
+    bdir = vm.build_kernel("swtags")
+    vm.build_module(bdir)
+    ko = os.path.join(vm.module_dir(bdir), "kasan_mystery.ko")
+    if not os.path.exists(ko):
+        raise vm.KtError("no %s after the module build" % ko)
+    out = os.path.join(dest, "labs", "module", "shipped", os.path.basename(bdir))
+    os.makedirs(out, exist_ok=True)
+    shutil.copy(ko, out)
+    return os.path.join(out, "kasan_mystery.ko")
+
+
+def make_handout(dest: str, force: bool = False) -> Dict[str, int]:
+    dest = os.path.abspath(dest)
+    if os.path.exists(os.path.join(REPO, MARKER)):
+        raise vm.KtError("this is already a student tree (%s): make handout runs in the "
+                         "solution tree" % MARKER)
+    if os.path.realpath(dest) == os.path.realpath(REPO):
+        raise vm.KtError("DEST is this checkout")
+    if os.path.exists(dest) and os.listdir(dest):
+        if not force:
+            raise vm.KtError("%s exists and is not empty (FORCE=1 replaces it)" % dest)
+        shutil.rmtree(dest)
+    counts = {"files": 0, "stripped": 0, "regions": 0, "left out": 0}
+    for rel in tree_files():
+        if rel in SOLUTION_ONLY:
+            counts["left out"] += 1
+            continue
+        src, out = os.path.join(REPO, rel), os.path.join(dest, rel)
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        try:
+            text = open(src, encoding="utf-8").read()
+        except UnicodeDecodeError:
+            shutil.copy2(src, out)
+        else:
+            new = student_text(rel, text)
+            counts["regions"] += len(regions(text, rel))
+            counts["stripped"] += new != text
+            with open(out, "w", encoding="utf-8") as f:
+                f.write(new)
+            shutil.copymode(src, out)
+        counts["files"] += 1
+    ship_mystery(dest)
+    head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
+                          capture_output=True, text=True).stdout.strip()
+    with open(os.path.join(dest, MARKER), "w") as f:
+        f.write("A kasan-tags student tree, made by `make handout` from %s.\n"
+                "The exercises' solutions are replaced by TODO stubs; "
+                "`make grade` scores your work.\n" % (head or "a checkout"))
+    env = dict(os.environ, GIT_AUTHOR_NAME="kasan-tags", GIT_AUTHOR_EMAIL="kasan-tags@localhost",
+               GIT_COMMITTER_NAME="kasan-tags", GIT_COMMITTER_EMAIL="kasan-tags@localhost")
+    for argv in (["git", "init", "-q"], ["git", "add", "-A", "-f", "."],
+                 ["git", "commit", "-q", "-m", "kasan-tags student tree"]):
+        p = subprocess.run(argv, cwd=dest, env=env, capture_output=True, text=True)
+        if p.returncode:
+            raise vm.KtError("%s in %s: %s" % (" ".join(argv), dest, p.stderr.strip()))
+    return counts
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="make handout")
+    ap.add_argument("dest")
+    ap.add_argument("--force", action="store_true")
+    a = ap.parse_args(argv)
+    try:
+        c = make_handout(a.dest, a.force)
+    except vm.KtError as e:
+        print("kasan-tags: error: %s" % e)
+        return 2
+    print("handout: %s: %d files, %d solution regions stubbed in %d files, %d left out, "
+          "kasan_mystery.ko shipped" % (a.dest, c["files"], c["regions"], c["stripped"],
+                                        c["left out"]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
