@@ -70,7 +70,12 @@ lab:
 	@$(PY) -m labs.grade --interactive $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP))
 
 grade:
-	@$(PY) -m labs.grade $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP))
+	@$(PY) -m labs.grade $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP)) $(if $(OUT),--out $(OUT))
+
+# The student tree: solutions replaced by their TODO stubs (labs/handout.py).
+handout:
+	@$(if $(DEST),,echo "kasan-tags: error: make handout needs DEST=<directory>"; exit 2)
+	@$(PY) -m labs.handout $(if $(FORCE),--force) $(DEST)
 
 # The captured outputs the lab pages include are the grading runs' outputs.
 transcripts:

@@ -18,6 +18,7 @@ transcript under build/grade/ and says where.
 """
 
 import argparse
+import json
 import os
 import re
 import shlex
@@ -43,6 +44,7 @@ class Run:
         self.vmlinux = vm.vmlinux(bdir)
         self.serial, self.gdb, self.host, self.status = "", "", "", "ok"
         self.paths = []
+        self.control = None  # the control run of a step with `control`
 
     def sections(self):
         return labdata.gdb_sections(self.gdb)
@@ -183,6 +185,7 @@ def grade_step(lab, step, runs):
         # and only a control that ran to its end is evidence.
         try:
             ctl = run_step(lab.folder, step, runs, variant=step["control"], transcript=False)
+            run.control = ctl
             ok, why = control_differs(ctl, check(ctl, step))
         except (vm.KtError, subprocess.TimeoutExpired, OSError) as e:
             ok, why = False, "the control did not run: %s" % e
@@ -220,9 +223,48 @@ def control_differs(ctl, results):
     return True, ""
 
 
-def grade(selected, only_steps=None):
-    score = total = 0
+def grade_exercise(lab, ex, run, runs):
+    """[(name, ok, why)] of one exercise on the run of its step."""
+    if run is None:
+        return [("step %s ran" % ex["step"], False, "the step failed to run (see above)")]
+    results = safe(lambda r, _s: lab.exercise_checker(ex)(r, runs))(run, None)
+    return results or [("the check said something", False, "no results")]
+
+
+class Tally:
+    """What `make grade` prints and --out writes: every check, and per
+    exercise done (all its checks GOOD) or not."""
+
+    def __init__(self):
+        self.checks, self.exercises = [], []
+
+    def add(self, lab, step, results, secs, exercise=None):
+        for name, ok, why in results:
+            self.checks.append({"lab": lab, "step": step, "exercise": exercise and exercise["id"],
+                                "check": name, "ok": bool(ok), "why": "" if ok else why})
+            print("%s %s %s: %s%s (%.1f s)" % (
+                "GOOD" if ok else "BAD ", lab[:2], "ex " + exercise["id"] if exercise else step,
+                name, "" if ok else " -- " + why, secs), flush=True)
+            secs = 0.0
+        if exercise is not None:
+            done = bool(results) and all(ok for _, ok, _ in results)
+            self.exercises.append({"id": exercise["id"], "title": exercise["title"],
+                                   "files": exercise["files"], "done": done})
+            print("%s exercise %s: %s" % ("GOOD" if done else "BAD ", exercise["id"],
+                                          exercise["title"]), flush=True)
+
+    def summary(self):
+        demo = [c for c in self.checks if not c["exercise"]]
+        return {"score": sum(c["ok"] for c in self.checks), "total": len(self.checks),
+                "demonstrations": {"good": sum(c["ok"] for c in demo), "total": len(demo)},
+                "exercises": {"done": sum(e["done"] for e in self.exercises),
+                              "total": len(self.exercises), "list": self.exercises},
+                "checks": self.checks}
+
+
+def grade(selected, only_steps=None, out=None):
     t_all = time.time()
+    tally = Tally()
     for folder in selected:
         lab = labdata.load_lab(folder)
         runs = {}
@@ -230,25 +272,27 @@ def grade(selected, only_steps=None):
             if only_steps and step["name"] not in only_steps:
                 continue
             t0 = time.time()
+            run = None
             try:
                 results, run = grade_step(lab, step, runs)
             except (vm.KtError, subprocess.TimeoutExpired, OSError) as e:
-                total += 1
-                print("BAD  %s %s: step failed to run: %s (%.1f s)" % (
-                    folder[:2], step["name"], e, time.time() - t0), flush=True)
-                continue
-            secs = time.time() - t0
-            for name, ok, why in results:
-                total += 1
-                score += bool(ok)
-                print("%s %s %s: %s%s (%.1f s)" % (
-                    "GOOD" if ok else "BAD ", folder[:2], step["name"], name,
-                    "" if ok else " -- " + why, secs), flush=True)
-                secs = 0.0
-            if not all(ok for _, ok, _ in results):
+                results = [("step runs", False, "step failed to run: %s" % e)]
+            tally.add(folder, step["name"], results, time.time() - t0)
+            bad = not all(ok for _, ok, _ in results)
+            for ex in lab.exercises:
+                if ex["step"] == step["name"]:
+                    res = grade_exercise(lab, ex, run, runs)
+                    tally.add(folder, step["name"], res, 0.0, exercise=ex)
+                    bad = bad or not all(ok for _, ok, _ in res)
+            if bad and run is not None:
                 print("     logs kept: %s" % " ".join(run.paths), flush=True)
-    print("Score: %d/%d  (%.0f s)" % (score, total, time.time() - t_all))
-    return score == total and total > 0
+    s = tally.summary()
+    print("Exercises: %d/%d done" % (s["exercises"]["done"], s["exercises"]["total"]))
+    print("Score: %d/%d  (%.0f s)" % (s["score"], s["total"], time.time() - t_all))
+    if out:
+        with open(out, "w") as f:
+            json.dump(s, f, indent=1)
+    return s["score"] == s["total"] and s["total"] > 0
 
 
 def interactive(folder, step_name):
@@ -281,6 +325,7 @@ def main(argv=None):
     ap.add_argument("-n", "--lab", help="lab number (e.g. 2)")
     ap.add_argument("--step", action="append")
     ap.add_argument("--interactive", action="store_true", help="`make lab`: gdb on a halted VM")
+    ap.add_argument("--out", help="also write the results as JSON to this file")
     a = ap.parse_args(argv)
     sel = labdata.folders()
     if a.lab:
@@ -296,7 +341,7 @@ def main(argv=None):
                       % ", ".join(labdata.folders()))
                 return 2
             return interactive(sel[0], (a.step or [None])[0])
-        return 0 if grade(sel, a.step) else 1
+        return 0 if grade(sel, a.step, a.out) else 1
     except vm.KtError as e:
         print("kasan-tags: error: %s" % e)
         return 2

@@ -6,6 +6,8 @@
                                                   6.1 lines the page links to
     [[step]]                                      one boot, gdb session or host command
     name = "slab"  ...                            (STEP_KEYS below)
+    [[exercise]]                                  the student's work, graded on a step's run
+    id = "1.1"  step = "ex-helpers"  ...          (EXERCISE_KEYS below)
 
 Every mistake is one KtError naming the file and the step: an unknown key,
 a missing gdb file, an unknown variant or placeholder, a step that names no
@@ -23,7 +25,14 @@ from typing import Any, Callable, Dict, List, Tuple
 from vm import KtError, variants
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LAB_KEYS = {"title": str, "patches": list, "sources": list, "step": list}
+LAB_KEYS = {"title": str, "patches": list, "sources": list, "step": list, "exercise": list}
+EXERCISE_KEYS: Dict[str, Any] = {
+    "id": str,              # "LAB.N", e.g. "1.2": the TODO marker of its solution regions
+    "title": str,           # one line: what the student does
+    "step": str,            # the step whose run grades it (run before, as every step)
+    "check": str,           # ex_<check>(run, runs[, exercise]) of check.py: [(name, ok, why)]
+    "files": list,          # the files the student edits (relative to the checkout)
+}
 STEP_KEYS: Dict[str, Any] = {
     "name": str,            # unique in the lab; the transcript is build/transcripts/LAB/NAME.txt
     "variant": str,         # kernel to boot (vm/configs/VARIANT.config); default swtags
@@ -67,6 +76,18 @@ class Lab:
                 return s
         raise KtError("lab %s has no step %r; steps: %s" % (
             self.folder, name, ", ".join(s["name"] for s in self.steps)))
+
+    @property
+    def exercises(self) -> List[Dict[str, Any]]:
+        return list(self.spec.get("exercise", []))
+
+    def exercise_checker(self, ex: Dict[str, Any]) -> Callable[..., List[Tuple[str, bool, str]]]:
+        """ex_<check>(run, runs[, exercise]) of check.py, as a function of (run, runs)."""
+        fn: Callable[..., List[Tuple[str, bool, str]]] = getattr(
+            self.module, "ex_" + ex["check"].replace("-", "_"))
+        if len(inspect.signature(fn).parameters) == 3:
+            return lambda run, runs: fn(run, runs, ex)
+        return fn
 
     def checker(self, step: Dict[str, Any]) -> Callable[..., List[Tuple[str, bool, str]]]:
         """check_<name>(run[, step]) of check.py, as a function of (run, step)."""
@@ -168,6 +189,38 @@ def validate(folder: str, spec: Dict[str, Any], module: ModuleType, root: str) -
         if not graded and ("check" in step or "control" in step):
             errs.append("%s: checks = false, yet check/control is given" % where)
         names.append(name)
+    errs += exercise_errors(toml, folder, spec, module, names)
+    return errs
+
+
+def exercise_errors(toml: str, folder: str, spec: Dict[str, Any], module: ModuleType,
+                    steps: List[str]) -> List[str]:
+    """Every exercise names a step of the lab, a check function, files that
+    exist, and an id "N.k" unique in the lab, N being the lab's number."""
+    errs: List[str] = []
+    ids: List[str] = []
+    repo = os.path.dirname(HERE)
+    for i, ex in enumerate(spec.get("exercise", [])):
+        if not isinstance(ex, dict):
+            errs.append("%s: exercise #%d is not a table" % (toml, i + 1))
+            continue
+        where = "%s: exercise %s" % (toml, ex.get("id", "#%d" % (i + 1)))
+        bad = _type_errors(where, ex, EXERCISE_KEYS) + [
+            "%s: missing %r" % (where, k) for k in EXERCISE_KEYS if k not in ex]
+        errs += bad
+        if bad:
+            continue
+        if not re.fullmatch(r"%d\.\d+" % int(folder[:2]), ex["id"]) or ex["id"] in ids:
+            errs.append("%s: id must be %d.N and unique in the lab" % (where, int(folder[:2])))
+        ids.append(ex["id"])
+        if ex["step"] not in steps:
+            errs.append("%s: step %r is not a step of this lab" % (where, ex["step"]))
+        fn = "ex_" + ex["check"].replace("-", "_")
+        if not callable(getattr(module, fn, None)):
+            errs.append("%s: labs/%s/check.py has no %s()" % (where, folder, fn))
+        for f in ex["files"]:
+            if not os.path.exists(os.path.join(repo, f)):
+                errs.append("%s: file %s does not exist" % (where, f))
     return errs
 
 

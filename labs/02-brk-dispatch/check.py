@@ -1,7 +1,10 @@
 """Lab 2 grader: the brk dispatch chain and the outlined path."""
+import os
 import re
 
-from kasan import report
+import vm
+from kasan import report, tags
+from labs.exercises import compare, hex_or_none, kv_lines, load_student
 
 
 def check_count(run):
@@ -67,3 +70,74 @@ def check_outline(run):
             ("x0 of kasan_tag_mismatch is the report's address",
              bool(r and m) and m.group(1) == r["addr"], "%s vs %s" % (
                  m and m.group(1), r and r["addr"]))]
+
+
+# -- Exercises ---------------------------------------------------------------
+
+def tree_constants(run):
+    """KASAN_BRK_* and KASAN_ESR_* as the graded kernel's tree defines them."""
+    src = vm.source_tree(run.bdir)
+    c = {}
+    for rel, names in (("arch/arm64/include/asm/brk-imm.h", ("KASAN_BRK_IMM", "KASAN_BRK_MASK")),
+                       ("arch/arm64/kernel/traps.c", ("KASAN_ESR_RECOVER", "KASAN_ESR_WRITE",
+                                                      "KASAN_ESR_SIZE_MASK"))):
+        with open(os.path.join(src, rel)) as f:
+            c.update(tags.parse_defines(f.read(), names))
+    return c
+
+
+def expected_decode(c):
+    def expect(esr):
+        if esr >> 32:
+            return None  # not an ESR_EL1 value: kasan.tags refuses it
+        d = tags.decode_esr(esr, c)
+        if not d["is_kasan"]:
+            return None
+        return {"write": d["write"], "size": d["size"], "recover": d["recover"]}
+    return expect
+
+
+def ex_esr(run, _runs):
+    m = load_student(__file__, "esr.py")
+    c = tree_constants(run)
+    brk = 0xF2000000  # EC 0x3c (BRK64), IL 1
+    kasan = [(brk | imm,) for imm in range(0x900, 0xA00)]
+    other = [(brk | 0x800,), (brk | 0x8FF,), (brk | 0xA00,), (brk | 0x100,),
+             (0x96000045,), (0x3C000900,), (0xF0000900,), (0x1_F2000900,)]
+    res = [compare("every KASAN immediate 0x900..0x9ff", m.decode, expected_decode(c), kasan),
+           compare("not a KASAN brk: None", m.decode, expected_decode(c), other)]
+    # Live: the ESR of this run's tag mismatch, and the report it led to.
+    esr = re.search(r"^ESR 0x([0-9a-f]{8})", "\n".join(run.sections().get("esr", [])), re.M)
+    r = _report(run)
+    if not esr or not r:
+        return res + [("the brk run shows an ESR and a report", False,
+                       "esr %s, %s" % (esr and esr.group(1), "report" if r else "no report"))]
+    try:
+        got = m.decode(int(esr.group(1), 16))
+    except Exception as e:  # noqa: BLE001 -- the student's code may raise anything
+        got = "%s: %s" % (type(e).__name__, e)
+    want = {"write": r["access"] == "write", "size": r["size"], "recover": True}
+    res.append(("live: decode(0x%s) says what the report says (%s of %s byte(s))" % (
+        esr.group(1), r["access"], r["size"]), got == want, "you: %r" % (got,)))
+    return res
+
+
+def ex_handler(run, _runs):
+    s = run.sections()
+    stud = kv_lines(s.get("student", []))
+    kern = "\n".join(s.get("kernel", []))
+    r = _report(run)
+    if "ESR 0x" not in kern or not r:
+        return [("your file stopped in kasan_handler", False,
+                 "the project's kasan-esr esr said: %s" % (kern[:200] or
+                                                           "(nothing: gdb stopped in your file)"))]
+    pc = re.search(r"^\s*0x([0-9a-f]+) <[^>]+>:\s+brk\s", kern, re.M)
+    return [("addr: the report's address", (stud.get("addr") or "").lower() == "0x" + r["addr"],
+             "you: %s, report: 0x%s" % (stud.get("addr"), r["addr"])),
+            ("access: the report's (%s)" % r["access"], stud.get("access") == r["access"],
+             "you: %s" % stud.get("access")),
+            ("size: the report's (%s)" % r["size"], stud.get("size") == str(r["size"]),
+             "you: %s" % stud.get("size")),
+            ("pc: the brk instruction", pc is not None and hex_or_none(stud.get("pc")) ==
+             int(pc.group(1), 16), "you: %s, x/i regs->pc: %s" % (
+                 stud.get("pc"), pc and pc.group(0).strip()))]

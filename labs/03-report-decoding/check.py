@@ -1,9 +1,11 @@
 """Lab 3 grader: each report's fields == what gdb saw == the decoder's output."""
 import json
+import os
 import re
 import subprocess
 
 from kasan import report
+from labs.exercises import func, load_answers, reports_of
 
 
 def gdb_hits(run):
@@ -78,3 +80,41 @@ def check_generic(run):
 def check_decode_generic(run):
     return [("kasan-decode reads generic reports", run.host.count("generic mode: no tags") == 4,
              run.host[:200])]  # mutation: equivalent (message length)
+
+
+# -- Exercises ---------------------------------------------------------------
+
+# What each answer is, read from the decoder's reading of the same run.
+ANSWER_FIELDS = {
+    "bug": lambda r: r["bug_type"],
+    "access": lambda r: r["access"],
+    "size": lambda r: r["size"] or 0,
+    "cache": lambda r: r["cache"],
+    "object_size": lambda r: r["object_size"],
+    "offset": lambda r: r["offset"],
+    "function": lambda r: r["function"],
+    "alloc_fn": lambda r: func(report.first_caller(r["alloc_stack"])),
+    "free_fn": lambda r: func(report.first_caller(r["free_stack"])),
+}
+
+
+def ex_mystery(run, _runs, ex):
+    """The student's answer file against kasan-decode's reading of this run."""
+    name = os.path.basename(ex["files"][0])
+    scn = name.rsplit(".", 1)[0]
+    try:
+        ans = load_answers(__file__, name)
+    except (OSError, ValueError) as e:
+        return [("%s is a TOML file" % name, False, str(e))]
+    reps = reports_of(run.serial, scn)
+    if len(reps) != 1:
+        return [("%s printed one report" % scn, False,
+                 "%d reports (is kasan_mystery.ko loaded? see the serial log)" % len(reps))]
+    res = []
+    for field, read in ANSWER_FIELDS.items():
+        want = read(reps[0])
+        want = "" if want is None else want
+        got = ans.get(field)
+        res.append(("%s: %s" % (scn, field), got == want,
+                    "you: %r, the report: %r" % (got, want)))
+    return res

@@ -87,8 +87,13 @@ static void mystery_c(const char *scn)
 {
 	void *s;
 
+	/*
+	 * A usercopy region makes the cache unmergeable: a plain cache of
+	 * 72 bytes would be merged with another one, under that one's name.
+	 */
 	if (!mystery_cache)
-		mystery_cache = kmem_cache_create("mystery_session", 72, 0, 0, NULL);
+		mystery_cache = kmem_cache_create_usercopy("mystery_session", 72, 0,
+							   0, 0, 72, NULL);
 	if (!mystery_cache)
 		return;
 	s = kmem_cache_alloc(mystery_cache, GFP_KERNEL);
