@@ -2,7 +2,7 @@
 import json
 import os
 
-from labs import scenarios
+from labs import exercises, scenarios
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -60,4 +60,48 @@ def check_table_data(t):
     res.append(("Slab after boot: generic grows it more than swtags",
                 None not in sl.values() and sl["generic"] - sl["none"] > sl["swtags"] - sl["none"],
                 str(sl)))
+    return res
+
+
+# -- Exercises ---------------------------------------------------------------
+
+# exercise id: (scenario, the kernel that must report, the one that must not)
+STUDENT = {"4.1": ("student-generic-only", "generic", "swtags"),
+           "4.2": ("student-tags-only", "swtags", "generic")}
+
+
+def lab_idea(ex_id, r):
+    """The lab's own bug of this kind, which does not count: an overflow
+    that stays in the object's last granule (oob-in-granule) for 4.1, a
+    use-after-free of a reused slot (uaf-realloc) for 4.2."""
+    if ex_id == "4.1":
+        return (r["bug_type"] == "slab-out-of-bounds" and r["relation"] == "to the right"
+                and r["object_size"] and r["offset"] + r["object_size"] % 16 < 16
+                and r["object_size"] % 16 != 0)
+    return r["bug_type"] == "use-after-free"
+
+
+def ex_student_bug(run, runs, ex):
+    scn, yes, no = STUDENT[ex["id"]]
+    logs = {"generic": run, "swtags": runs.get("ex-student-swtags")}
+    if logs["swtags"] is None:
+        return [("the swtags run of your scenarios", False, "step ex-student-swtags did not run")]
+    res = []
+    for kernel in (yes, no):
+        text = logs[kernel].serial
+        if "KT-SCENARIO-END %s" % scn not in text:
+            err = [ln for ln in text.splitlines() if "KT-ERROR" in ln]
+            return [("%s ran to its end on %s" % (scn, kernel), False,
+                     (err[:1] or ["no end marker; the kernel died? see the serial log"])[0])]
+    reps = exercises.reports_of(logs[yes].serial, scn)
+    mine = [r for r in reps if r["module"] == "kasan_student"]
+    res.append(("%s reports %s, in your code (kasan_student)" % (yes, scn), bool(mine),
+                "%d report(s), %d in kasan_student: %s" % (
+                    len(reps), len(mine), "; ".join(r["title"] for r in reps) or "none")))
+    other = exercises.reports_of(logs[no].serial, scn)
+    res.append(("%s does not report %s" % (no, scn), not other,
+                "; ".join(r["title"] for r in other)))
+    if mine:
+        res.append(("not the lab's own bug of this kind", not lab_idea(ex["id"], mine[0]),
+                    mine[0]["title"]))
     return res

@@ -10,6 +10,7 @@ import re
 
 from kasan import report
 from labs import scenarios
+from labs.exercises import load_answers
 from vm import ktap
 
 
@@ -46,3 +47,44 @@ def check_experiment(run, step):
         res.append(("scenario %s: %s" % (name, label), got == want,
                     "got %s" % got))
     return res
+
+
+# -- Exercises: predictions ---------------------------------------------------
+
+OUTCOMES = ("silent", "dies-booting", "dies-at-bug", "misses-bugs", "same")
+
+
+def reported(serial):
+    """{scenario: number of KASAN reports inside its markers}."""
+    return {s: len(report.parse_reports("\n".join(lines)))
+            for s, lines in scenarios.segments(serial).items()}
+
+
+def outcome(run, control):
+    """What an experiment's boot did, measured from its serial log (and,
+    for a boot that ends, from its control's): one of OUTCOMES."""
+    text = run.serial
+    if "Booting Linux" not in text:
+        return "silent"
+    if "KT-INIT-START" not in text:
+        return "dies-booting"
+    if "KT-INIT-END" not in text:
+        return "dies-at-bug"
+    if control is None:
+        return None
+    mine, theirs = reported(text), reported(control.serial)
+    return "misses-bugs" if any(mine.get(s, 0) < n for s, n in theirs.items()) else "same"
+
+
+def ex_prediction(run, _runs, ex):
+    try:
+        pred = load_answers(__file__, "predictions.toml").get(run.step)
+    except (OSError, ValueError) as e:
+        return [("predictions.toml is a TOML file", False, str(e))]
+    if pred not in OUTCOMES:
+        return [("a prediction for %s" % run.step, False,
+                 "%r is not one of %s" % (pred, ", ".join(OUTCOMES)))]
+    got = outcome(run, run.control)
+    if got is None:
+        return [("the control run, to compare with", False, "the control kernel did not run")]
+    return [("%s: you predicted %s" % (run.step, pred), pred == got, "the boot: %s" % got)]
