@@ -21,7 +21,7 @@ SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode labs/02-brk-dispatch/c
 TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py \
 	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py bench/table.py
 
-.PHONY: all deps doctor kernel boot run shell qemu-gdb gdb lab grade \
+.PHONY: all deps doctor kernel boot run shell qemu-gdb gdb lab grade handout \
 	transcripts site check lint mutation bench bench-setup fixtures clean
 
 all: deps kernel transcripts site
@@ -81,10 +81,13 @@ handout:
 transcripts:
 	@$(PY) -m labs.grade || echo "transcripts: some lab checks failed (see above); pages show what was captured"
 
+# EDITION=teacher adds the answers (`.. only:: teacher`) in build/site-teacher.
+SITE_OUT = build/site$(if $(filter teacher,$(EDITION)),-teacher)
 site:
+	@$(if $(filter-out student teacher,$(or $(EDITION),student)),echo "kasan-tags: error: EDITION is student or teacher, not $(EDITION)"; exit 2)
 	@$(PY) -m Documentation.tools.gensite
-	@/usr/bin/sphinx-build -q -W --keep-going -b html . build/site
-	@echo "site: build/site/index.html"
+	@/usr/bin/sphinx-build -q -W --keep-going -b html $(if $(filter teacher,$(EDITION)),-t teacher) . $(SITE_OUT)
+	@echo "site: $(SITE_OUT)/index.html"
 
 # Benchmarks print measured figures; they are not tests.
 bench:

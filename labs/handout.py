@@ -10,9 +10,9 @@ marked region, in any language's comment syntax:
 
 where <comment> is `#`, `//` or `/*` (closed by `*/` on the same line).
 
-In the handout the region keeps its TODO line; its STUB lines become code
-(a stub that compiles, or returns nothing useful) and everything else in
-it is dropped.  `.. only:: teacher` blocks of the pages (the answers) are
+In the handout the region keeps its TODO and END TODO lines; its STUB
+lines become code (a stub that compiles, or returns nothing useful) and
+everything else in it is dropped.  `.. only:: teacher` blocks of the pages (the answers) are
 dropped too, and so are the SOLUTION_ONLY files; lab 3's mystery module,
 whose source is one of them, is shipped built for the kernel in the cache.
 """
@@ -70,6 +70,7 @@ def strip(text: str, where: str = "text") -> str:
             out.append(line)
         elif inside and END.match(line):
             inside = False
+            out.append(line)  # the student writes between TODO and END TODO
         elif inside:
             m = STUB.match(line)
             if m:
@@ -170,6 +171,59 @@ def make_handout(dest: str, force: bool = False) -> Dict[str, int]:
         if p.returncode:
             raise vm.KtError("%s in %s: %s" % (" ".join(argv), dest, p.stderr.strip()))
     return counts
+
+
+def leaks(dest: str) -> List[str]:
+    """Solution text found in the student tree at dest: a solution region's
+    line in its file, a SOLUTION_ONLY file or one of its lines anywhere, a
+    teacher block in a page.  [] for a good handout."""
+    found = []
+    files = tree_files()
+    for rel in files:
+        text = open(os.path.join(REPO, rel), encoding="utf-8", errors="replace").read()
+        out = os.path.join(dest, rel)
+        if rel in SOLUTION_ONLY:
+            if os.path.exists(out):
+                found.append("%s: a solution-only file" % rel)
+            continue
+        if not os.path.exists(out):
+            continue
+        student = open(out, encoding="utf-8", errors="replace").read()
+        mine = set(student.splitlines())
+        stubs = {m.group("indent") + m.group("code")
+                 for m in map(STUB.match, text.splitlines()) if m}
+        for _, body in regions(text, rel):
+            for line in body:
+                code = line.strip()
+                if len(code) > 3 and line not in stubs and line in mine \
+                        and not code.startswith(("#", "/*", "*")):
+                    found.append("%s: %s" % (rel, code))
+        if rel.endswith(".rst") and any(TEACHER.match(ln) for ln in mine):
+            found.append("%s: a teacher block" % rel)
+    secret = set()
+    for rel in SOLUTION_ONLY:
+        path = os.path.join(REPO, rel)
+        if os.path.exists(path):
+            secret |= {ln.strip() for ln in open(path) if len(ln.strip()) > 24}
+    # Only what is the solution-only files' own: not a line other files share.
+    for rel in files:
+        if rel not in SOLUTION_ONLY and secret:
+            try:
+                secret -= {ln.strip() for ln in open(os.path.join(REPO, rel), encoding="utf-8")}
+            except (UnicodeDecodeError, OSError):
+                pass
+    for root, _dirs, names in os.walk(dest):
+        if "/.git" in root or "/build" in root[len(dest):]:
+            continue
+        for name in names:
+            try:
+                lines = {ln.strip() for ln in open(os.path.join(root, name), encoding="utf-8")}
+            except (UnicodeDecodeError, OSError):
+                continue
+            for ln in sorted(lines & secret)[:1]:
+                found.append("%s: a line of a solution-only file: %s" % (
+                    os.path.relpath(os.path.join(root, name), dest), ln))
+    return found
 
 
 def main(argv=None) -> int:

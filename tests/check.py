@@ -9,6 +9,7 @@ variant runs the KUnit suite and every lab scenario.  Logs of every boot
 are kept under build/check/.
 """
 
+import json
 import os
 import re
 import signal
@@ -23,6 +24,7 @@ from labs.lab import gdb_sections
 from vm import ktap
 
 REPO = vm.REPO
+HANDOUT = os.path.exists(os.path.join(REPO, "labs", "HANDOUT"))
 
 OUT = os.path.join(REPO, "build", "check")
 PY = "/usr/bin/python3"
@@ -77,7 +79,10 @@ def check_lint():
 def check_checkpatch():
     t0 = time.time()
     src, _ = vm.pristine_tree()
-    files = ["labs/module/kasan_lab.c", "vm/init/init.c", "vm/init/tcpbench.c"]
+    files = [f for f in ("labs/module/kasan_lab.c", "labs/module/kasan_lab.h",
+                         "labs/module/kasan_student.c", "labs/module/kasan_mystery.c",
+                         "vm/init/init.c", "vm/init/tcpbench.c")
+             if os.path.exists(os.path.join(REPO, f))]
     p = subprocess.run([os.path.join(src, "scripts/checkpatch.pl"), "--no-tree", "-q",
                         "-f"] + files,
                        cwd=REPO, capture_output=True, text=True)
@@ -249,19 +254,83 @@ def check_site():
         record("site: browser checks", False, str(e), time.time() - t0)
 
 
-def check_grade():
-    """make grade: every lab's checker (labs 1-3), also producing transcripts."""
+def run_grade():
+    """make grade, with its results as JSON: (process, results or None, seconds)."""
     t0 = time.time()
-    p = subprocess.run([PY, "-m", "labs.grade"], cwd=REPO,
+    out = os.path.join(OUT, "grade.json")
+    os.makedirs(OUT, exist_ok=True)
+    if os.path.exists(out):
+        os.unlink(out)
+    p = subprocess.run([PY, "-m", "labs.grade", "--out", out], cwd=REPO,
                        capture_output=True, text=True)
-    lines = p.stdout.splitlines()
-    for ln in lines:
+    for ln in p.stdout.splitlines():
         if ln.startswith("BAD") or ln.startswith("     logs"):
             print("    " + ln)
-    score = [ln for ln in lines if ln.startswith("Score:")]
+    try:
+        with open(out) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        data = None
+    return p, data, time.time() - t0
+
+
+def check_grade():
+    """make grade in the solution tree: every check GOOD, every exercise done."""
+    p, d, secs = run_grade()
+    score = [ln for ln in p.stdout.splitlines() if ln.startswith("Score:")]
     record("grade: labs " + (score[0] if score else "(no score)"), p.returncode == 0,
            "" if p.returncode == 0 else (p.stderr.strip().splitlines() or ["see above"])[-1],
-           time.time() - t0)
+           secs)
+    ex = d["exercises"] if d else {"done": 0, "total": 0}
+    record("grade: the solution tree does every exercise", ex["total"] >= 12
+           and ex["done"] == ex["total"], "%d/%d done" % (ex["done"], ex["total"]))
+    return ex["total"]
+
+
+def check_grade_student():
+    """make grade in a student tree: the demonstrations must pass; the
+    exercises are the student's work, reported, not a test."""
+    p, d, secs = run_grade()
+    demo = d["demonstrations"] if d else {"good": 0, "total": 0}
+    record("grade: the labs' demonstrations", demo["total"] > 0 and demo["good"] == demo["total"],
+           "%d/%d GOOD" % (demo["good"], demo["total"]), secs)
+    if d:
+        print("exercises: %d/%d done (your work; `make grade` says what each needs)" % (
+            d["exercises"]["done"], d["exercises"]["total"]))
+
+
+def check_handout(n_exercises):
+    """make handout, then the student tree's own make check: no solution
+    text in it, its demonstrations GOOD, and 0 exercises done."""
+    from labs import handout
+    dest = os.path.join(REPO, "build", "handout-check")
+    t0 = time.time()
+    p = subprocess.run([PY, "-m", "labs.handout", "--force", dest], cwd=REPO,
+                       capture_output=True, text=True)
+    record("handout: make handout DEST=build/handout-check", p.returncode == 0,
+           (p.stdout.strip().splitlines() or [p.stderr.strip()])[-1], time.time() - t0)
+    if p.returncode:
+        return
+    found = handout.leaks(dest)
+    record("handout: no solution text in the student tree", not found,
+           "%d found" % len(found), 0, found[:10])
+    t0 = time.time()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    p = subprocess.run(["make", "-s", "check"], cwd=dest, env=env, capture_output=True,
+                       text=True)
+    tail = p.stdout.strip().splitlines()
+    record("handout: the student tree's make check", p.returncode == 0,
+           (tail or ["no output"])[-1], time.time() - t0,
+           [ln for ln in tail if ln.startswith("FAIL")][:10])
+    try:
+        with open(os.path.join(dest, "build", "check", "grade.json")) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        record("handout: its grade results", False, str(e))
+        return
+    ex = d["exercises"]
+    record("handout: untouched, it scores 0 on every exercise", ex["done"] == 0
+           and ex["total"] == n_exercises, "%d/%d done" % (ex["done"], ex["total"]))
 
 
 def main():
@@ -275,14 +344,23 @@ def main():
     check_tooling()
     check_lint()
     check_checkpatch()
+    if HANDOUT:
+        # A student tree: its own subset (the tools' tests, lint, the labs).
+        check_grade_student()
+        return summary(t0)
     check_variant("swtags", "sw_tags")
     check_variant("generic", "generic")
     check_variant("none", None)
     check_gdb_live()
     check_shell()
     check_cleanup()
-    check_grade()
+    n = check_grade()
+    check_handout(n)
     check_site()
+    return summary(t0)
+
+
+def summary(t0):
     npass = sum(results)
     print("%d passed, %d failed  (%.0f s)" % (npass, len(results) - npass, time.time() - t0))
     return 0 if all(results) else 1

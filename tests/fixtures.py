@@ -25,7 +25,9 @@ DEST = os.path.join(REPO, "gdb-scripts", "tests", "fixtures")
 LAB_DATA = os.path.join(REPO, "tests", "data", "labs")
 GRADE = os.path.join(REPO, "build", "grade")
 # What a check reads: the serial log (or a host step's output), the gdb
-# transcript; lab 4's table step reads the table.json its host step wrote.
+# transcript; lab 4's table step reads the table.json its host step wrote;
+# a step with a control also keeps the control's serial log (lab 5's
+# predictions compare with it).
 KINDS = {"serial": ".serial.log", "gdb": ".serial.gdb.txt"}
 
 
@@ -40,10 +42,13 @@ def store_labs():
     from labs import lab
     n = 0
     for x in lab.load_all():
+        graded_by_exercise = {ex["step"] for ex in x.exercises}
         for step in x.steps:
-            if not step.get("checks", True):
+            if not step.get("checks", True) and step["name"] not in graded_by_exercise:
                 continue
             names = [(k, step["name"] + suffix) for k, suffix in KINDS.items()]
+            if step.get("control"):
+                names.append(("control", step["name"] + ".control.serial.log"))
             if x.folder.startswith("04") and step["name"] == "table":
                 names = [("json", "table.json")]
             for kind, name in names:

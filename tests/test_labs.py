@@ -165,7 +165,7 @@ def test_checks_false_excludes_check_and_control():
 
 def test_lab_keys():
     errs = lab.validate("01-x", {"titel": "t"}, type(os)("m"), LABS)
-    assert "labs/01-x/steps.toml: unknown key 'titel' (known: patches, sources, step, title)" \
+    assert "labs/01-x/steps.toml: unknown key 'titel' (known: exercise, patches, sources, step, title)" \
         in errs
     assert "labs/01-x/steps.toml: missing 'title'" in errs
     assert "labs/01-x/steps.toml: missing 'step'" in errs

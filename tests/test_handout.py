@@ -1,0 +1,99 @@
+"""labs/handout.py: the marked solution regions, what the student tree gets
+instead, and that no solution text reaches it."""
+import os
+
+import pytest
+
+import vm
+from labs import handout, lab
+
+SAMPLE = """def f(x):
+    # TODO 1.1: double x
+    # STUB: raise NotImplementedError("1.1")
+    y = x * 2
+    return y
+    # END TODO
+"""
+
+C_SAMPLE = """static void g(void)
+{
+\t/* TODO 4.1: a bug */
+\t/* STUB: return; */
+\tkfree(p);
+\t/* END TODO */
+}
+"""
+
+
+def test_strip_keeps_the_todo_and_the_stub():
+    assert handout.strip(SAMPLE) == ('def f(x):\n    # TODO 1.1: double x\n'
+                                     '    raise NotImplementedError("1.1")\n'
+                                     '    # END TODO\n')
+
+
+def test_strip_c_comments():
+    out = handout.strip(C_SAMPLE)
+    assert "kfree" not in out and "\treturn;\n" in out and "/* TODO 4.1: a bug */" in out
+
+
+def test_regions_lists_solution_lines():
+    assert handout.regions(SAMPLE) == [("1.1", ["    y = x * 2", "    return y"])]
+
+
+@pytest.mark.parametrize("text, msg", [
+    ("# END TODO\n", r"x.py:1: END TODO without a TODO"),
+    ("# TODO 1.1: a\n# TODO 1.2: b\n# END TODO\n", r"x.py:2: TODO 1.2 inside the region of TODO 1.1"),
+    ("# TODO 1.1: a\nx = 1\n", r"x.py: TODO 1.1 has no END TODO"),
+])
+def test_bad_markers_are_one_line_errors(text, msg):
+    with pytest.raises(vm.KtError, match=msg):
+        handout.strip(text, "x.py")
+
+
+def test_teacher_blocks_are_dropped():
+    page = "Q1\n\n.. only:: teacher\n\n   The answer.\n\n   More.\n\nNext para\n"
+    assert handout.strip_teacher(page) == "Q1\n\nNext para\n"
+
+
+def exercise_files():
+    return sorted({f for x in lab.load_all() for ex in x.exercises for f in ex["files"]})
+
+
+def test_every_exercise_has_a_solution_region_with_its_id():
+    for x in lab.load_all():
+        for ex in x.exercises:
+            ids = set()
+            for f in ex["files"]:
+                ids |= {i for i, _ in handout.regions(open(os.path.join(vm.REPO, f)).read(), f)}
+            assert ex["id"] in ids, "%s: no TODO %s region in %s" % (x.folder, ex["id"],
+                                                                     ex["files"])
+
+
+def test_the_student_version_has_no_solution_line():
+    """What make check also asserts on a real handout: every non-trivial
+    line of a solution region is gone from the student's file."""
+    for f in exercise_files():
+        text = open(os.path.join(vm.REPO, f)).read()
+        student = handout.student_text(f, text)
+        stubs = {m.group("indent") + m.group("code") for m in map(handout.STUB.match,
+                                                                  text.splitlines()) if m}
+        for _, body in handout.regions(text, f):
+            for line in body:
+                if (len(line.strip()) > 3 and line not in stubs
+                        and not line.strip().startswith(("#", "/*", "*"))):
+                    assert line not in student.splitlines(), (f, line)
+
+
+def test_exercise_ids_are_unique_across_labs():
+    ids = [ex["id"] for x in lab.load_all() for ex in x.exercises]
+    assert len(ids) == len(set(ids)) and len(ids) >= 12
+
+
+def test_exercise_schema_errors(tmp_path):
+    import shutil
+    d = tmp_path / "01-tag-assignment"
+    shutil.copytree(os.path.join(vm.REPO, "labs", "01-tag-assignment"), d)
+    toml = d / "steps.toml"
+    toml.write_text(toml.read_text().replace('step = "ex-helpers"', 'step = "ex-nope"', 1))
+    with pytest.raises(vm.KtError, match=r"exercise 1.1: step 'ex-nope' is not a step"):
+        lab.load_lab("01-tag-assignment", str(tmp_path))
