@@ -84,7 +84,7 @@ transcripts:
 # EDITION=teacher adds the answers (`.. only:: teacher`) in build/site-teacher.
 SITE_OUT = build/site$(if $(filter teacher,$(EDITION)),-teacher)
 site:
-	@$(if $(filter-out student teacher,$(or $(EDITION),student)),echo "kasan-tags: error: EDITION is student or teacher, not $(EDITION)"; exit 2)
+	@$(if $(filter-out student teacher,$(or $(EDITION),student)),echo "kasan-tags: error: EDITION must be student or teacher (not $(EDITION))"; exit 2)
 	@$(PY) -m Documentation.tools.gensite
 	@/usr/bin/sphinx-build -q -W --keep-going -b html $(if $(filter teacher,$(EDITION)),-t teacher) . $(SITE_OUT)
 	@echo "site: $(SITE_OUT)/index.html"

@@ -24,7 +24,8 @@ exclude_patterns = [
     "patches/v9/notes", "**/node_modules", ".pytest_cache",
     # snippets that pages include, not pages themselves
     "build/gen/sources", "build/gen/transcripts", "build/gen/bench.rst",
-    "build/bench", "build/grade", "build/site-check",
+    "build/bench", "build/grade", "build/site-check", "build/site-teacher",
+    "build/handout", "build/handout-check",
 ]
 copybutton_selector = "div.highlight-console pre, div.highlight-shell pre"
 copybutton_prompt_text = r"\$ |\(gdb\) "
