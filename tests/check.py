@@ -239,7 +239,11 @@ def check_site():
            () if ok else out)
     if not ok:
         return
-    paths = site_check.machine_paths()
+    t0 = time.time()
+    ok, out = site_check.build("teacher")
+    record("site: make site EDITION=teacher (sphinx-build -W -t teacher)", ok,
+           "" if ok else out[-1], time.time() - t0, () if ok else out)
+    paths = site_check.machine_paths() + site_check.machine_paths(site_check.TEACHER)
     record("site: no page shows this machine's checkout or cache path", not paths,
            "%d pages" % len(paths), 0, ["%s: %s" % p for p in paths[:10]])
     bad = site_check.broken_links()

@@ -15,10 +15,13 @@ CHROME_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                 "--disable-component-update", "--disable-sync"]
 
 
-def build():
-    """(ok, message): gensite + sphinx-build -W, as `make site` does."""
-    p = subprocess.run(["make", "-s", "site"], cwd=REPO, capture_output=True, text=True,
-                       timeout=900)
+TEACHER = os.path.join(REPO, "build", "site-teacher")
+
+
+def build(edition="student"):
+    """(ok, message): gensite + sphinx-build -W, as `make site [EDITION=teacher]` does."""
+    p = subprocess.run(["make", "-s", "site", "EDITION=" + edition], cwd=REPO,
+                       capture_output=True, text=True, timeout=900)
     out = (p.stdout + p.stderr).strip()
     return p.returncode == 0, out.splitlines()[-12:]
 
@@ -65,11 +68,11 @@ def broken_links():
     return bad
 
 
-def chromium(page, shot):
+def chromium(page, shot, site=SITE):
     exe = shutil.which("chromium")
     if not exe:
         raise RuntimeError("chromium is not installed (apt package chromium; make deps)")
-    url = "file://" + os.path.join(SITE, page)
+    url = "file://" + os.path.join(site, page)
     profile = os.path.join(SHOTS, "profile")
     os.makedirs(SHOTS, exist_ok=True)
     dom = subprocess.run([exe] + CHROME_FLAGS + ["--user-data-dir=" + profile,
@@ -106,6 +109,29 @@ def machine_paths(site=None, needles=None):
     return bad
 
 
+# What only an answer says: (lab page, text of the teacher edition).
+ANSWERS = [("labs/01-tag-assignment/index.html", "alternate between even and"),
+           ("labs/02-brk-dispatch/index.html", "0xf2000933"),
+           ("labs/03-report-decoding/index.html", "whose records carry that object"),
+           ("labs/03-report-decoding/index.html", "mystery_table_fill"),
+           ("labs/05-break-it/index.html", "<span class=\"s\">\"dies-at-bug\"</span>")]
+
+
+def edition_checks():
+    """The teacher edition shows each answer; the student edition shows
+    the exercises but not one answer."""
+    res = []
+    for page, text in ANSWERS:
+        shot = page.split("/")[1] + ".png"
+        teacher = chromium(page, "teacher-" + shot, TEACHER)
+        student = chromium(page, "student-" + shot)
+        res.append(("browser: %s: the teacher edition answers (%s), the student's does not" % (
+            page.split("/")[1], text[:24]), text in teacher and text not in student
+            and "Exercise" in student,
+            "teacher %s, student %s" % (text in teacher, text in student)))
+    return res
+
+
 def dom_checks():
     """[(name, ok, why)] on the DOM Chromium rendered from disk."""
     res = []
@@ -127,6 +153,7 @@ def dom_checks():
     d = chromium("labs/01-tag-assignment/index.html", "lab1.png")
     res.append(transcript_shown(d, "01-tag-assignment", "slab",
                                 r"Value returned is \$\d+ = \d+"))
+    res += edition_checks()
     search = os.path.join(SITE, "searchindex.js")
     idx = open(search).read() if os.path.exists(search) else ""
     res.append(("site: search index covers the lab pages",
