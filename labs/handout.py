@@ -23,7 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import vm
 
@@ -226,7 +226,7 @@ def leaks(dest: str) -> List[str]:
     return found
 
 
-def main(argv=None) -> int:
+def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="make handout")
     ap.add_argument("dest")
     ap.add_argument("--force", action="store_true")
