@@ -236,7 +236,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     except vm.KtError as e:
         print("kasan-tags: error: %s" % e)
         return 2
-    print("handout: %s: %d files, %d solution regions stubbed in %d files, %d left out, "
+    print("handout: %s: %d files, %d solution regions stubbed, %d files changed, %d left out, "
           "kasan_mystery.ko shipped" % (a.dest, c["files"], c["regions"], c["stripped"],
                                         c["left out"]))
     return 0
