@@ -23,7 +23,7 @@ exclude_patterns = [
     "build/site", "build/check", "build/transcripts", ".git", ".ci", "README.md",
     "patches/v9/notes", "**/node_modules", ".pytest_cache",
     # snippets that pages include, not pages themselves
-    "build/gen/sources", "build/gen/transcripts", "build/gen/bench.rst",
+    "build/gen/sources", "build/gen/transcripts", "build/gen/bench.rst", "build/gen/pictures",
     "build/bench", "build/grade", "build/site-check", "build/site-teacher",
     "build/handout", "build/handout-check",
 ]

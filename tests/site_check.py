@@ -109,6 +109,24 @@ def machine_paths(site=None, needles=None):
     return bad
 
 
+def tag_map_shown(dom):
+    """Lab 3's page holds an inline SVG tag map with the tags of the
+    uaf-realloc report of the run make grade captured."""
+    from kasan import report
+    from labs import scenarios
+    name = "browser: lab 3 shows the tag map of the captured uaf-realloc report"
+    log = os.path.join(REPO, "build", "grade", "03-report-decoding", "reports.serial.log")
+    if not os.path.exists(log):
+        return (name, False, "no %s (make grade N=3)" % log)
+    reps = report.parse_reports("\n".join(scenarios.segments(open(log).read()).get(
+        "uaf-realloc", [])))
+    if not reps:
+        return (name, False, "no uaf-realloc report in %s" % log)
+    want = "pointer tag %s, memory tag %s" % (reps[0]["pointer_tag"], reps[0]["memory_tag"])
+    svgs = re.findall(r'<svg[^>]*kt-picture.*?</svg>', dom, re.S)
+    return (name, any(want in x for x in svgs), "%r in none of %d pictures" % (want, len(svgs)))
+
+
 # What only an answer says: (lab page, text of the teacher edition).
 ANSWERS = [("labs/01-tag-assignment/index.html", "alternate between even and"),
            ("labs/02-brk-dispatch/index.html", "0xf2000933"),
@@ -153,6 +171,8 @@ def dom_checks():
     d = chromium("labs/01-tag-assignment/index.html", "lab1.png")
     res.append(transcript_shown(d, "01-tag-assignment", "slab",
                                 r"Value returned is \$\d+ = \d+"))
+    d = chromium("labs/03-report-decoding/index.html", "lab3.png")
+    res.append(tag_map_shown(d))
     res += edition_checks()
     search = os.path.join(SITE, "searchindex.js")
     idx = open(search).read() if os.path.exists(search) else ""

@@ -9,6 +9,7 @@ the installed kernel tree -- nothing is retyped:
   lineage.rst    how much of each seed patch survives in 6.1
   kasan/         kasan.rst as patch 19 leaves it, the 6.1 one, a comparison
   transcripts/   the captured lab outputs as includable snippets
+  pictures/      SVG pictures drawn from the captured runs (pictures.py)
 """
 
 import difflib
@@ -18,13 +19,16 @@ import re
 import tomllib
 
 from bench import table
-from Documentation.tools import lineage, patchlib
+from Documentation.tools import lineage, patchlib, pictures
+from kasan import report as kreport
 from labs import lab as labdata
+from labs import scenarios as labscn
 from vm import REPO
 
 V9 = os.path.join(REPO, "patches", "v9")
 GEN = os.path.join(REPO, "build", "gen")
 TRANSCRIPTS = os.path.join(REPO, "build", "transcripts")
+GRADE = os.path.join(REPO, "build", "grade")
 
 
 def write(rel, text):
@@ -420,6 +424,185 @@ def transcripts():
     return missing
 
 
+# --------------------------------------------------------------- pictures
+
+def figure(svg, caption):
+    """An inline SVG (so the DOM holds its values) with a caption."""
+    return (".. raw:: html\n\n   <figure class=\"kt-figure\">%s<figcaption>%s</figcaption>"
+            "</figure>\n\n" % (svg.strip(), pictures.esc(caption)))
+
+
+def not_captured(what, command):
+    return (".. note::\n\n   The picture of %s is drawn from a captured run, which this "
+            "machine does not have yet: ``%s`` captures it.\n\n" % (what, command))
+
+
+def read(*parts):
+    path = os.path.join(*parts)
+    return open(path, errors="replace").read() if os.path.exists(path) else None
+
+
+def scenario_report(log, scn):
+    reps = kreport.parse_reports("\n".join(labscn.segments(log).get(scn, []))) if log else []
+    return reps[0] if reps else None
+
+
+def gdb_frames(transcript, section):
+    """[(function, file:line)] of a gdb `bt` in a KT-GDB section."""
+    sec = labdata.gdb_sections(transcript).get(section, [])
+    out = []
+    for ln in sec:
+        m = re.match(r"#\d+\s+(?:0x[0-9a-f]+ in )?(\w+) \(.*?\)(?: at (\S+))?$", ln)
+        if m:
+            out.append((m.group(1), m.group(2) or ""))
+    return out
+
+
+def picture_pointer():
+    t = read(TRANSCRIPTS, "01-tag-assignment", "slab.txt")
+    m = t and re.search(r"Value returned is \$\d+ = \(void \*\) 0x([0-9a-f]{16})", t)
+    if not m:
+        return not_captured("the tagged pointer", "make grade N=1")
+    ptr = int(m.group(1), 16)
+    return figure(pictures.pointer(ptr), "The pointer kmalloc(123) returned in lab 1's "
+                  "captured run (step 2): tag 0x%02x." % (ptr >> 56))
+
+
+def missed_strip(log, folder, step, scn, what):
+    """No report: draw the shadow the lab module printed before the access."""
+    seg = "\n".join(labscn.segments(log).get(scn, []))
+    mode = "generic" if "mode=generic" in seg else "sw_tags"
+    shadows = re.findall(r"%s shadow of=\S+ granule=(\d+) granules=\d+ shadow=(\S+)" % re.escape(
+        scn), seg)
+    ptrs = re.findall(r"%s ptr name=\S+ ptr=\S+ tag=\S+ addr=([0-9a-f]+)" % re.escape(scn), seg)
+    acc = re.search(r"%s access \w+ ptr=\S+ tag=(\S+) addr=([0-9a-f]+) memtag=(\S+)"
+                    % re.escape(scn), seg)
+    if not shadows or not ptrs or not acc:
+        return ("In this run, ``%s`` on the kernel of step ``%s`` printed no report and no "
+                "shadow line to draw.\n\n" % (scn, step))
+    gran, rle = shadows[-1]
+    return figure(pictures.scenario_strip(
+        "%s: %s" % (what, "not reported"), mode, rle, int(ptrs[-1], 16), int(gran),
+        int(acc.group(2), 16), acc.group(1), acc.group(3)),
+        "%s: not reported by this kernel; the shadow is the lab module's line before the "
+        "access (make grade N=%d, step %s)." % (what, int(folder[:2]), step))
+
+
+def picture_tag_maps(items):
+    """items: [(lab folder, step log, scenario, what)] -> figures."""
+    out = []
+    for folder, step, scn, what in items:
+        log = read(GRADE, folder, step + ".serial.log")
+        if log is None:
+            out.append(not_captured(what, "make grade N=%d" % int(folder[:2])))
+            continue
+        r = scenario_report(log, scn)
+        if r is None or not r["memory_state"]:
+            out.append(missed_strip(log, folder, step, scn, what))
+            continue
+        out.append(figure(pictures.tag_map(r), "%s (%s, captured by make grade N=%d, step %s)."
+                          % (what, r["title"], int(folder[:2]), step)))
+    return "".join(out)
+
+
+def source_link(where):
+    """file:line of a gdb frame -> the line in the 6.1 tree, as :src: links it."""
+    from Documentation.tools import ktcite
+    m = re.match(r"([\w./-]+\.[chS]):(\d+)$", where)
+    if not m or not os.path.exists(os.path.join(tree(), m.group(1))):
+        return None
+    return ktcite.ELIXIR % (tree_version(tree()), m.group(1), int(m.group(2)))
+
+
+def picture_brk():
+    brk = read(TRANSCRIPTS, "02-brk-dispatch", "brk.txt")
+    outl = read(TRANSCRIPTS, "02-brk-dispatch", "outline.txt")
+    if not brk or not outl:
+        return not_captured("the brk path", "make grade N=2")
+    frames = gdb_frames(brk, "backtrace")
+    ins = re.search(r"<(\w+\+\d+)>:\s+(brk\s+#0x[0-9a-f]+)", brk)
+    after = re.search(r"pc after=(0x[0-9a-f]+)", brk)
+    if ins:
+        frames.append(("%s: %s" % (ins.group(1), ins.group(2)), "the inline check's brk"))
+    out = [figure(pictures.chain("swtags-brk: a tag mismatch executes brk", frames,
+                                 "then pc after = %s (+4)" % after.group(1) if after else "",
+                                 source_link),
+                  "The backtrace at kasan_handler in lab 2's captured run, from the brk "
+                  "instruction up.")]
+    caller = re.search(r"^(\w+) \+ (\d+) in section", outl, re.M)
+    oframes = gdb_frames(outl, "backtrace")
+    if caller:
+        oframes.append(("%s+%s" % (caller.group(1), caller.group(2)),
+                        "ret_ip: where the outlined check returns to"))
+    out.append(figure(pictures.chain("swtags (default): the outlined check calls", oframes,
+                                     link=source_link),
+                      "The backtrace at kasan_tag_mismatch in lab 2's captured run."))
+    return "".join(out)
+
+
+def picture_anatomy():
+    t = read(TRANSCRIPTS, "03-report-decoding", "serial.txt")
+    if not t:
+        return not_captured("a report's anatomy", "make grade N=3")
+    lines = [kreport.clean(ln) for ln in t.splitlines() if not ln.startswith("# ")]
+    start = next((i for i, ln in enumerate(lines) if "BUG: KASAN:" in ln), None)
+    if start is None:
+        return "The captured serial log holds no KASAN report to dissect.\n\n"
+    lab = "../%s/index.html"
+    links = {"title": ("lab 3", "#questions"), "access": ("lab 2", lab % "02-brk-dispatch"),
+             "tags": ("lab 1", lab % "01-tag-assignment"), "stacks": ("lab 3", "#questions"),
+             "object": ("lab 3", "#questions"),
+             "memory state": ("lab 4", lab % "04-generic-vs-tags")}
+    return figure(pictures.anatomy(lines[start:], links=links), "The uaf report of lab 3's captured run "
+                  "(step 3's lines), each part marked with the kasan-decode JSON field it fills.")
+
+
+def picture_outcomes():
+    check = labdata.load_lab("05-break-it").module
+    try:
+        with open(os.path.join(REPO, "labs", "05-break-it", "student", "predictions.toml"),
+                  "rb") as f:
+            pred = tomllib.load(f)
+    except (OSError, tomllib.TOMLDecodeError):
+        pred = {}
+    rows, any_run = [], False
+    for step in labdata.load_lab("05-break-it").steps:
+        log = read(GRADE, "05-break-it", step["name"] + ".serial.log")
+        ctl = read(GRADE, "05-break-it", step["name"] + ".control.serial.log")
+        got = None
+        if log is not None:
+            any_run = True
+            run = type("R", (), {"serial": log})()
+            control = type("R", (), {"serial": ctl})() if ctl is not None else None
+            got = check.outcome(run, control)
+        rows.append((step["name"], pred.get(step["name"]) or None, got))
+    if not any_run:
+        return not_captured("the experiments' outcomes", "make grade N=5")
+    return figure(pictures.outcomes(rows), "Each experiment's prediction "
+                  "(student/predictions.toml) and the outcome measured from its captured "
+                  "boot, as exercise 5.k grades it.")
+
+
+def pictures_pages():
+    write("pictures/pointer.rst", picture_pointer())
+    write("pictures/brk.rst", picture_brk())
+    write("pictures/anatomy.rst", picture_anatomy())
+    write("pictures/lab3-tags.rst", picture_tag_maps([
+        ("03-report-decoding", "reports", "uaf", "sw-tags, uaf: the freed object is fe"),
+        ("03-report-decoding", "reports", "uaf-realloc",
+         "sw-tags, uaf-realloc: the slot carries the new allocation's tag"),
+        ("03-report-decoding", "generic", "oob-right",
+         "generic, oob-right: the byte past the object is a redzone")]))
+    write("pictures/lab4-tags.rst", picture_tag_maps([
+        ("04-generic-vs-tags", "generic", "oob-in-granule",
+         "generic, oob-in-granule: the last granule is only partly accessible"),
+        ("04-generic-vs-tags", "swtags", "oob-in-granule", "sw-tags, oob-in-granule"),
+        ("04-generic-vs-tags", "swtags", "uaf-realloc",
+         "sw-tags, uaf-realloc: another allocation's tag"),
+        ("04-generic-vs-tags", "generic", "uaf-realloc", "generic, uaf-realloc")]))
+    write("pictures/outcomes.rst", picture_outcomes())
+
+
 def sources(src):
     """Each lab's `sources` (steps.toml: "file:first-line-text") -> a table
     of file:line in the installed tree (so line numbers follow the tree)."""
@@ -516,6 +699,7 @@ def main():
     write("kasan/index.rst", heading("kasan.rst, 2018 and now") +
           ".. toctree::\n\n   v9\n   v6.1\n   compare\n")
     sources(src)
+    pictures_pages()
     if not bench_page():
         print("site: no benchmark results yet (run `make bench`)")
     miss = transcripts()
