@@ -1,7 +1,7 @@
 """Documentation/tools/lineage.py: the four classes, exclusions, the picture."""
 import xml.dom.minidom
 
-from Documentation.tools import lineage
+from Documentation.tools import lineage, pictures
 
 REN = [("kasan_poison_shadow", "kasan_poison"), ("random_tag", "kasan_random_tag")]
 
@@ -45,7 +45,8 @@ def test_whole_tree_search(tmp_path):
 
 
 def test_bars_svg_parses_and_states_the_counts():
-    svg = lineage.svg_bars([(16, {"same file": 24, "moved": 0, "renamed": 7, "gone": 41})])
+    counts = {"same file": 24, "moved": 0, "renamed": 7, "gone": 41}
+    svg = pictures.lineage_bars([(16, counts)], lineage.CLASSES)
     doc = xml.dom.minidom.parseString(svg)
     titles = [t.firstChild.data for t in doc.getElementsByTagName("title")]
     assert titles == ["patch 16: 24 same file", "patch 16: 7 renamed", "patch 16: 41 gone"]

@@ -258,8 +258,8 @@ def page_lineage(rows, ver):
         "* *moved*: a line of some other file; the whole tree is searched;\n"
         "* *renamed*: found after the identifier renames below;\n"
         "* *gone*: none of these.\n\n" % (ver, excluded, counted))
-    write("lineage-bars.svg", lineage.svg_bars(
-        [(n, r["counts"]) for n, r in sorted(rows.items())]))
+    write("lineage-bars.svg", pictures.lineage_bars(
+        [(n, r["counts"]) for n, r in sorted(rows.items())], lineage.CLASSES))
     alt = "; ".join("patch %02d: %s" % (n, ", ".join(
         "%d %s" % (r["counts"][c], c) for c in lineage.CLASSES)) for n, r in sorted(rows.items()))
     out.append(".. image:: /build/gen/lineage-bars.svg\n   :alt: %s\n\n" % alt)

@@ -6,6 +6,7 @@ picture, from parsed data to an SVG string (no gdb, no kernel needed).
     chain(title, frames)              a chain of frames (lab 2's brk path)
     anatomy(lines, report)            a captured report with its parts marked
     outcomes(rows)                    lab 5: predicted and measured outcome
+    lineage_bars(rows, classes)       per seed patch, its added lines by fate in 6.1
 
 Every picture carries its values as text (readable without colour) and an
 aria-label that says what it shows; gensite.py feeds them captured data only.
@@ -241,3 +242,38 @@ def outcomes(rows: Sequence[Tuple[str, Optional[str], Optional[str]]]) -> str:
         body.append(text(360, y, (got or "(not run)") + ("  = prediction" if ok else "  differs")))
     return svg(570, 50 + len(rows) * 24, body, "lab 5 outcomes: " + "; ".join(
         "%s predicted %s, measured %s" % (n, p or "none", g or "not run") for n, p, g in rows))
+
+
+# ---------------------------------------------------------------- lineage
+
+def lineage_bars(rows: Sequence[Tuple[int, Dict[str, int]]],
+                 classes: Sequence[str]) -> str:
+    """A stacked bar per patch: its counted added lines by class, with the
+    counts written on the bar and in a <title> (readable without colour)."""
+    colours = {"same file": "#2e7d32", "moved": "#1565c0", "renamed": "#f9a825",
+               "gone": "#9e9e9e"}
+    width, bar, gap, left = 640, 18, 8, 70
+    out = []
+    y = 30
+    for i, cls in enumerate(classes):
+        x = left + 150 * i
+        out.append('<rect x="%d" y="6" width="12" height="12" fill="%s"/>'
+                   '<text x="%d" y="16">%s</text>' % (x, colours[cls], x + 16, cls))
+    for num, counts in rows:
+        total = sum(counts.values()) or 1
+        x = left
+        out.append('<text x="4" y="%d">patch %02d</text>' % (y + 13, num))
+        for cls in classes:
+            w = round((width - left - 10) * counts[cls] / total)
+            if w:
+                out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="%s">'
+                           '<title>patch %02d: %d %s</title></rect>' % (
+                               x, y, w, bar, colours[cls], num, counts[cls], cls))
+                if w > 22:
+                    out.append('<text x="%d" y="%d" fill="#fff">%d</text>' % (
+                        x + 3, y + 13, counts[cls]))
+            x += w
+        y += bar + gap
+    return ('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+            'font-family="sans-serif" font-size="11" role="img">%s</svg>\n'
+            % (width, y, "".join(out)))
