@@ -110,6 +110,14 @@ def gdb_sections(text: str) -> Dict[str, List[str]]:
     return out
 
 
+FRAME = re.compile(r"^#\d+\s+(?:0x[0-9a-f]+ in )?(\w+) \(.*?\)(?: at (\S+))?\s*$")
+
+
+def backtrace(lines: List[str]) -> List[Tuple[str, str]]:
+    """[(function, file:line or "")] of the frames of a gdb `bt`."""
+    return [(m.group(1), m.group(2) or "") for m in map(FRAME.match, lines) if m]
+
+
 def check_name(step: Dict[str, Any]) -> str:
     return "check_" + step.get("check", step["name"]).replace("-", "_")
 

@@ -132,7 +132,8 @@ ANSWERS = [("labs/01-tag-assignment/index.html", "alternate between even and"),
            ("labs/02-brk-dispatch/index.html", "0xf2000933"),
            ("labs/03-report-decoding/index.html", "whose records carry that object"),
            ("labs/03-report-decoding/index.html", "mystery_table_fill"),
-           ("labs/05-break-it/index.html", "<span class=\"s\">\"dies-at-bug\"</span>")]
+           ("labs/05-break-it/index.html", "<span class=\"s\">\"dies-at-bug\"</span>"),
+           ("labs/05-break-it/index.html", "= prediction")]
 
 
 def edition_checks():

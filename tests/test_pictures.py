@@ -59,8 +59,8 @@ def test_scenario_strip_frames_the_access():
 
 def test_chain_from_a_captured_backtrace():
     gdb = load("02-brk-dispatch", "brk", "gdb")
-    from Documentation.tools.gensite import gdb_frames
-    frames = gdb_frames(gdb, "backtrace")
+    from labs.lab import backtrace, gdb_sections
+    frames = backtrace(gdb_sections(gdb)["backtrace"])
     assert [f for f, _ in frames[:2]] == ["kasan_handler", "call_break_hook"]
     root, t = texts(pictures.chain("brk path", frames))
     assert "kasan_handler" in t and "arch/arm64/kernel/traps.c" in t
@@ -80,3 +80,5 @@ def test_outcomes_says_which_match():
                                        ("fixed-tag", "same", "misses-bugs"),
                                        ("no-brk-hook", None, None)]))
     assert "silent  = prediction" in t and "misses-bugs  differs" in t and "(not run)" in t
+    root, t = texts(pictures.outcomes([("no-tbi", "silent", "silent")], predictions=False))
+    assert "predicted" not in t and "silent" not in root.get("aria-label").split("measured")[0]

@@ -21,6 +21,7 @@ import tomllib
 from bench import table
 from Documentation.tools import lineage, patchlib, pictures
 from kasan import report as kreport
+from labs import exercises
 from labs import lab as labdata
 from labs import scenarios as labscn
 from vm import REPO
@@ -443,19 +444,8 @@ def read(*parts):
 
 
 def scenario_report(log, scn):
-    reps = kreport.parse_reports("\n".join(labscn.segments(log).get(scn, []))) if log else []
+    reps = exercises.reports_of(log, scn) if log else []
     return reps[0] if reps else None
-
-
-def gdb_frames(transcript, section):
-    """[(function, file:line)] of a gdb `bt` in a KT-GDB section."""
-    sec = labdata.gdb_sections(transcript).get(section, [])
-    out = []
-    for ln in sec:
-        m = re.match(r"#\d+\s+(?:0x[0-9a-f]+ in )?(\w+) \(.*?\)(?: at (\S+))?$", ln)
-        if m:
-            out.append((m.group(1), m.group(2) or ""))
-    return out
 
 
 def picture_pointer():
@@ -470,20 +460,16 @@ def picture_pointer():
 
 def missed_strip(log, folder, step, scn, what):
     """No report: draw the shadow the lab module printed before the access."""
-    seg = "\n".join(labscn.segments(log).get(scn, []))
-    mode = "generic" if "mode=generic" in seg else "sw_tags"
-    shadows = re.findall(r"%s shadow of=\S+ granule=(\d+) granules=\d+ shadow=(\S+)" % re.escape(
-        scn), seg)
-    ptrs = re.findall(r"%s ptr name=\S+ ptr=\S+ tag=\S+ addr=([0-9a-f]+)" % re.escape(scn), seg)
-    acc = re.search(r"%s access \w+ ptr=\S+ tag=(\S+) addr=([0-9a-f]+) memtag=(\S+)"
-                    % re.escape(scn), seg)
-    if not shadows or not ptrs or not acc:
+    ev = labscn.events(labscn.segments(log).get(scn, []), scn)
+    last = {e: kv for e, kv in ev}  # the last line of each event
+    sh, ptr, acc, begin = (last.get(k) for k in ("shadow", "ptr", "access", "begin"))
+    if not (sh and ptr and acc):
         return ("In this run, ``%s`` on the kernel of step ``%s`` printed no report and no "
                 "shadow line to draw.\n\n" % (scn, step))
-    gran, rle = shadows[-1]
     return figure(pictures.scenario_strip(
-        "%s: %s" % (what, "not reported"), mode, rle, int(ptrs[-1], 16), int(gran),
-        int(acc.group(2), 16), acc.group(1), acc.group(3)),
+        "%s: not reported" % what, (begin or {}).get("mode", "sw_tags"), sh["shadow"],
+        int(ptr["addr"], 16), int(sh["granule"]), int(acc["addr"], 16), acc["tag"],
+        acc["memtag"]),
         "%s: not reported by this kernel; the shadow is the lab module's line before the "
         "access (make grade N=%d, step %s)." % (what, int(folder[:2]), step))
 
@@ -519,18 +505,22 @@ def picture_brk():
     outl = read(TRANSCRIPTS, "02-brk-dispatch", "outline.txt")
     if not brk or not outl:
         return not_captured("the brk path", "make grade N=2")
-    frames = gdb_frames(brk, "backtrace")
+    frames = labdata.backtrace(labdata.gdb_sections(brk).get("backtrace", []))
     ins = re.search(r"<(\w+\+\d+)>:\s+(brk\s+#0x[0-9a-f]+)", brk)
     after = re.search(r"pc after=(0x[0-9a-f]+)", brk)
+    pc = re.search(r"^pc=(0x[0-9a-f]+)", brk, re.M)
+    note = ("then pc = %s, after kasan_handler %s (%+d)" % (
+        pc.group(1), after.group(1), int(after.group(1), 16) - int(pc.group(1), 16))
+        if pc and after else "")
     if ins:
         frames.append(("%s: %s" % (ins.group(1), ins.group(2)), "the inline check's brk"))
     out = [figure(pictures.chain("swtags-brk: a tag mismatch executes brk", frames,
-                                 "then pc after = %s (+4)" % after.group(1) if after else "",
+                                 note,
                                  source_link),
                   "The backtrace at kasan_handler in lab 2's captured run, from the brk "
                   "instruction up.")]
     caller = re.search(r"^(\w+) \+ (\d+) in section", outl, re.M)
-    oframes = gdb_frames(outl, "backtrace")
+    oframes = labdata.backtrace(labdata.gdb_sections(outl).get("backtrace", []))
     if caller:
         oframes.append(("%s+%s" % (caller.group(1), caller.group(2)),
                         "ret_ip: where the outlined check returns to"))
@@ -558,29 +548,31 @@ def picture_anatomy():
 
 
 def picture_outcomes():
-    check = labdata.load_lab("05-break-it").module
+    """Lab 5: each experiment's measured outcome; the teacher edition adds
+    the predictions of the solution tree (the answers of exercises 5.k)."""
+    check = labdata.load_lab("05-break-it")
     try:
         with open(os.path.join(REPO, "labs", "05-break-it", "student", "predictions.toml"),
                   "rb") as f:
             pred = tomllib.load(f)
     except (OSError, tomllib.TOMLDecodeError):
         pred = {}
-    rows, any_run = [], False
-    for step in labdata.load_lab("05-break-it").steps:
+    rows = []
+    for step in check.steps:
         log = read(GRADE, "05-break-it", step["name"] + ".serial.log")
         ctl = read(GRADE, "05-break-it", step["name"] + ".control.serial.log")
-        got = None
-        if log is not None:
-            any_run = True
-            run = type("R", (), {"serial": log})()
-            control = type("R", (), {"serial": ctl})() if ctl is not None else None
-            got = check.outcome(run, control)
+        got = check.module.outcome(log, ctl) if log is not None else None
         rows.append((step["name"], pred.get(step["name"]) or None, got))
-    if not any_run:
+    if not any(got for _, _, got in rows):
         return not_captured("the experiments' outcomes", "make grade N=5")
-    return figure(pictures.outcomes(rows), "Each experiment's prediction "
+    measured = figure(pictures.outcomes([(n, None, g) for n, _, g in rows], predictions=False),
+                      "Each experiment's outcome, measured from its captured boot, as "
+                      "exercises 5.1-5.5 classify it.")
+    both = figure(pictures.outcomes(rows), "Each experiment's prediction "
                   "(student/predictions.toml) and the outcome measured from its captured "
                   "boot, as exercise 5.k grades it.")
+    return (".. only:: not teacher\n\n%s\n.. only:: teacher\n\n%s" % (
+        indent(measured.splitlines()), indent(both.splitlines())))
 
 
 def pictures_pages():
@@ -588,17 +580,17 @@ def pictures_pages():
     write("pictures/brk.rst", picture_brk())
     write("pictures/anatomy.rst", picture_anatomy())
     write("pictures/lab3-tags.rst", picture_tag_maps([
-        ("03-report-decoding", "reports", "uaf", "sw-tags, uaf: the freed object is fe"),
+        ("03-report-decoding", "reports", "uaf", "sw-tags, uaf"),
         ("03-report-decoding", "reports", "uaf-realloc",
-         "sw-tags, uaf-realloc: the slot carries the new allocation's tag"),
+         "sw-tags, uaf-realloc"),
         ("03-report-decoding", "generic", "oob-right",
-         "generic, oob-right: the byte past the object is a redzone")]))
+         "generic, oob-right")]))
     write("pictures/lab4-tags.rst", picture_tag_maps([
         ("04-generic-vs-tags", "generic", "oob-in-granule",
-         "generic, oob-in-granule: the last granule is only partly accessible"),
+         "generic, oob-in-granule"),
         ("04-generic-vs-tags", "swtags", "oob-in-granule", "sw-tags, oob-in-granule"),
         ("04-generic-vs-tags", "swtags", "uaf-realloc",
-         "sw-tags, uaf-realloc: another allocation's tag"),
+         "sw-tags, uaf-realloc"),
         ("04-generic-vs-tags", "generic", "uaf-realloc", "generic, uaf-realloc")]))
     write("pictures/outcomes.rst", picture_outcomes())
 

@@ -228,20 +228,28 @@ def anatomy(lines: Sequence[str], max_lines: int = 48,
 
 # ---------------------------------------------------------------- lab 5 outcomes
 
-def outcomes(rows: Sequence[Tuple[str, Optional[str], Optional[str]]]) -> str:
-    """[(experiment, predicted or None, measured or None)] as a table."""
+def outcomes(rows: Sequence[Tuple[str, Optional[str], Optional[str]]],
+             predictions: bool = True) -> str:
+    """[(experiment, predicted or None, measured or None)] as a table; with
+    predictions=False only the measured column (the student edition)."""
+    mx = 360 if predictions else 200
     body = [text(10, 18, "experiment", extra=' font-weight="bold"'),
-            text(200, 18, "predicted", extra=' font-weight="bold"'),
-            text(360, 18, "measured (this run)", extra=' font-weight="bold"')]
+            text(mx, 18, "measured (this run)", extra=' font-weight="bold"')]
+    if predictions:
+        body.append(text(200, 18, "predicted", extra=' font-weight="bold"'))
     for i, (name, pred, got) in enumerate(rows):
         y = 40 + i * 24
         ok = pred is not None and pred == got
-        body.append(rect(4, y - 15, 560, 22, "#e8f5e9" if ok else "#ffebee", "none"))
+        fill = ("#e8f5e9" if ok else "#ffebee") if predictions else "#eceff1"
+        body.append(rect(4, y - 15, 560, 22, fill, "none"))
         body.append(text(10, y, name))
-        body.append(text(200, y, pred or "(none)"))
-        body.append(text(360, y, (got or "(not run)") + ("  = prediction" if ok else "  differs")))
-    return svg(570, 50 + len(rows) * 24, body, "lab 5 outcomes: " + "; ".join(
-        "%s predicted %s, measured %s" % (n, p or "none", g or "not run") for n, p, g in rows))
+        mark = ("  = prediction" if ok else "  differs") if predictions else ""
+        if predictions:
+            body.append(text(200, y, pred or "(none)"))
+        body.append(text(mx, y, (got or "(not run)") + mark))
+    label = "; ".join("%s%s, measured %s" % (n, " predicted %s" % (p or "none") if predictions
+                                             else "", g or "not run") for n, p, g in rows)
+    return svg(570, 50 + len(rows) * 24, body, "lab 5 outcomes: " + label)
 
 
 # ---------------------------------------------------------------- lineage

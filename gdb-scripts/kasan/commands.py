@@ -33,21 +33,7 @@ def kasan_params():
 
 def esr_constants():
     """KASAN_BRK_* and KASAN_ESR_* as the kernel tree defines them."""
-    src = os.path.join(_kernel_dir(), "source")
-    consts = {}
-    for rel, names in (("arch/arm64/include/asm/brk-imm.h", ("KASAN_BRK_IMM", "KASAN_BRK_MASK")),
-                       ("arch/arm64/kernel/traps.c", ("KASAN_ESR_RECOVER", "KASAN_ESR_WRITE",
-                                                      "KASAN_ESR_SIZE_MASK"))):
-        try:
-            with open(os.path.join(src, rel)) as f:
-                consts.update(tags.parse_defines(f.read(), names))
-        except OSError:
-            pass
-    missing = set(tags.ESR_CONSTANTS_6_1) - set(consts)
-    if missing:
-        raise tags.KasanError("cannot find %s in the kernel source (%s)"
-                              % (", ".join(sorted(missing)), src))
-    return consts
+    return tags.esr_constants_of_tree(os.path.join(_kernel_dir(), "source"))
 
 
 def value_to_int(arg, what):

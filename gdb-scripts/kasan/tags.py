@@ -13,6 +13,7 @@ pointer tag equals the memory tag, or when the pointer tag is 0xff
 memory and redzones.
 """
 
+import os
 import re
 from typing import Dict, List, Optional, Sequence
 
@@ -183,6 +184,29 @@ def parse_defines(text: str, names: Sequence[str]) -> Dict[str, int]:
 ESR_CONSTANTS_6_1 = {"KASAN_BRK_IMM": 0x900, "KASAN_BRK_MASK": 0x0FF,
                      "KASAN_ESR_RECOVER": 0x20, "KASAN_ESR_WRITE": 0x10,
                      "KASAN_ESR_SIZE_MASK": 0x0F}
+
+
+# Where the kernel tree defines them.
+ESR_SOURCES = (("arch/arm64/include/asm/brk-imm.h", ("KASAN_BRK_IMM", "KASAN_BRK_MASK")),
+               ("arch/arm64/kernel/traps.c", ("KASAN_ESR_RECOVER", "KASAN_ESR_WRITE",
+                                              "KASAN_ESR_SIZE_MASK")))
+
+
+def esr_constants_of_tree(src: str) -> Dict[str, int]:
+    """KASAN_BRK_* and KASAN_ESR_* as the kernel tree at src defines them;
+    KasanError naming what is missing."""
+    consts: Dict[str, int] = {}
+    for rel, names in ESR_SOURCES:
+        try:
+            with open(os.path.join(src, rel)) as f:
+                consts.update(parse_defines(f.read(), names))
+        except OSError:
+            pass
+    missing = set(ESR_CONSTANTS_6_1) - set(consts)
+    if missing:
+        raise KasanError("cannot find %s in the kernel source (%s)"
+                         % (", ".join(sorted(missing)), src))
+    return consts
 
 
 def decode_esr(esr: int, c: Dict[str, int]) -> Dict[str, int]:

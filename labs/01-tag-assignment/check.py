@@ -35,15 +35,7 @@ def check_slab(run):
     res.append(("kasan-tag: memory tag == pointer tag", mem[:1] == ["%02x" % top],
                 "memory tag %s" % mem[:1]))  # mutation: equivalent (message)
     # The object's 8 granules (123 bytes -> 128) in the '>' row of kasan-shadow.
-    untagged = ptr | (0xFF << 56)
-    grans = []
-    rows = [ln for ln in s.get("kasan-shadow", []) if re.match(r"[ >][0-9a-f]{16}: ", ln)]
-    for ln in rows:
-        base = int(ln[1:17], 16)
-        for i, b in enumerate(ln[19:].split()):
-            a = base + 16 * i  # mutation: equivalent (17*i//16 == i for the 16 granules of a row)
-            if untagged <= a < untagged + 128:
-                grans.append(b)
+    grans = shadow_row_bytes(s.get("kasan-shadow", []), ptr, 8)
     res.append(("kasan-shadow: all 8 granules of the object carry its tag",
                 grans == ["%02x" % top] * 8, "granules %s" % grans))
     return res

@@ -1,10 +1,10 @@
 """Lab 2 grader: the brk dispatch chain and the outlined path."""
-import os
 import re
 
 import vm
 from kasan import report, tags
 from labs.exercises import compare, hex_or_none, kv_lines, load_student
+from labs.lab import backtrace
 
 
 def check_count(run):
@@ -25,8 +25,7 @@ def _report(run):
 
 def check_brk(run):
     s = run.sections()
-    bt = "\n".join(s.get("backtrace", []))
-    frames = re.findall(r"^#\d+\s+(?:0x[0-9a-f]+ in )?(\w+) \(", bt, re.M)
+    frames = [fn for fn, _ in backtrace(s.get("backtrace", []))]
     chain = ["kasan_handler", "call_break_hook", "brk_handler", "do_debug_exception"]
     res = [("backtrace: do_debug_exception -> brk_handler -> call_break_hook -> kasan_handler",
             frames[:4] == chain, "frames %s" % frames)]
@@ -76,14 +75,7 @@ def check_outline(run):
 
 def tree_constants(run):
     """KASAN_BRK_* and KASAN_ESR_* as the graded kernel's tree defines them."""
-    src = vm.source_tree(run.bdir)
-    c = {}
-    for rel, names in (("arch/arm64/include/asm/brk-imm.h", ("KASAN_BRK_IMM", "KASAN_BRK_MASK")),
-                       ("arch/arm64/kernel/traps.c", ("KASAN_ESR_RECOVER", "KASAN_ESR_WRITE",
-                                                      "KASAN_ESR_SIZE_MASK"))):
-        with open(os.path.join(src, rel)) as f:
-            c.update(tags.parse_defines(f.read(), names))
-    return c
+    return tags.esr_constants_of_tree(vm.source_tree(run.bdir))
 
 
 def expected_decode(c):

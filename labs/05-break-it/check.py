@@ -60,10 +60,9 @@ def reported(serial):
             for s, lines in scenarios.segments(serial).items()}
 
 
-def outcome(run, control):
+def outcome(text, control):
     """What an experiment's boot did, measured from its serial log (and,
-    for a boot that ends, from its control's): one of OUTCOMES."""
-    text = run.serial
+    for a boot that ends, from its control's serial log): one of OUTCOMES."""
     if "Booting Linux" not in text:
         return "silent"
     if "KT-INIT-START" not in text:
@@ -72,7 +71,7 @@ def outcome(run, control):
         return "dies-at-bug"
     if control is None:
         return None
-    mine, theirs = reported(text), reported(control.serial)
+    mine, theirs = reported(text), reported(control)
     return "misses-bugs" if any(mine.get(s, 0) < n for s, n in theirs.items()) else "same"
 
 
@@ -84,7 +83,7 @@ def ex_prediction(run, _runs, ex):
     if pred not in OUTCOMES:
         return [("a prediction for %s" % run.step, False,
                  "%r is not one of %s" % (pred, ", ".join(OUTCOMES)))]
-    got = outcome(run, run.control)
+    got = outcome(run.serial, run.control.serial if run.control else None)
     if got is None:
         return [("the control run, to compare with", False, "the control kernel did not run")]
     return [("%s: you predicted %s" % (run.step, pred), pred == got, "the boot: %s" % got)]

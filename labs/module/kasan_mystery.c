@@ -88,8 +88,10 @@ static void mystery_c(const char *scn)
 	void *s;
 
 	/*
-	 * A usercopy region makes the cache unmergeable: a plain cache of
-	 * 72 bytes would be merged with another one, under that one's name.
+	 * A usercopy region makes the cache unmergeable (6.1:
+	 * slab_unmergeable() in mm/slab_common.c tests s->usersize).  A
+	 * plain 72-byte cache was merged here, and its report named the
+	 * cache nsproxy.
 	 */
 	if (!mystery_cache)
 		mystery_cache = kmem_cache_create_usercopy("mystery_session", 72, 0,

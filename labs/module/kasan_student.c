@@ -25,9 +25,11 @@ static void student_generic_only(const char *scn)
 {
 	/* TODO 4.1: a bug generic KASAN reports and sw-tags misses */
 	/*
-	 * Globals are instrumented by generic KASAN (asan-globals=1 in
-	 * scripts/Makefile.kasan), and get redzones; sw-tags leaves them
-	 * untagged, so the 0xff pointer matches all memory.
+	 * 6.1: generic KASAN instruments globals (asan-globals=1 in
+	 * scripts/Makefile.kasan) and gives them redzones; software
+	 * tag-based KASAN "supports slab, page_alloc, vmalloc, and stack
+	 * memory" (Documentation/dev-tools/kasan.rst), so a global keeps
+	 * the native tag 0xff (KASAN_TAG_KERNEL), which is never checked.
 	 */
 	static char table[10];
 	size_t i = sizeof(table);
