@@ -20,7 +20,7 @@ N ?=
 SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode labs/02-brk-dispatch/count-checks.sh
 TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py \
 	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py labs/handout.py bench/table.py \
-	Documentation/tools/pictures.py
+	Documentation/tools/pictures.py Documentation/tools/provenance.py
 
 .PHONY: all deps doctor kernel boot run shell qemu-gdb gdb lab grade handout \
 	transcripts site check lint mutation bench bench-setup fixtures clean

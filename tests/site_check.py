@@ -151,6 +151,17 @@ def edition_checks():
     return res
 
 
+def merge_table_shown(dom):
+    """The series index's posting-to-merge table: a row per patch, each with
+    a lore link or an explicit "not found", and a v13 column."""
+    table = re.search(r'<table[^>]*kt-merge.*?</table>', dom, re.S)
+    rows = re.findall(r"<tr.*?</tr>", table.group(0), re.S)[1:] if table else []
+    good = [r for r in rows if ('href="https://lore.kernel.org/r/' in r or "not found" in r)
+            and "/25" in r]
+    return ("browser: posting-to-merge table, 20 rows with a source each",
+            len(rows) == 20 and len(good) == 20, "%d rows, %d with sources" % (len(rows), len(good)))
+
+
 def dom_checks():
     """[(name, ok, why)] on the DOM Chromium rendered from disk."""
     res = []
@@ -163,12 +174,17 @@ def dom_checks():
                 "%d rows incl. header" % len(rows)))
     res.append(("browser: 9 verbatim, 11 descendants",
                 d.count(">verbatim<") == 9 and d.count(">descendant<") == 11, ""))
+    res.append(merge_table_shown(d))
     d = chromium("build/gen/series/16.html", "patch16.png")
     res.append(("browser: patch 16 has a highlighted diff",
                 "highlight-diff" in d and '<span class="gi">' in d and "kt-verbatim" in d, ""))
     d = chromium("build/gen/series/17.html", "patch17.png")
     res.append(("browser: patch 17 is labelled a 6.1 descendant",
                 "kt-missing" in d and "6.1 descendant, not the v9 text" in d, ""))
+    d = chromium("build/gen/series/07.html", "patch07.png")
+    res.append(("browser: patch 07 shows its Message-Id, archive link and diffstat",
+                "Message-Id" in d and 'href="https://lore.kernel.org/r/1324a622035e' in d
+                and "What the posting changed" in d, ""))
     d = chromium("labs/01-tag-assignment/index.html", "lab1.png")
     res.append(transcript_shown(d, "01-tag-assignment", "slab",
                                 r"Value returned is \$\d+ = \d+"))

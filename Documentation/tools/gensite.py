@@ -20,6 +20,7 @@ import tomllib
 
 from bench import table
 from Documentation.tools import lineage, patchlib, pictures
+from Documentation.tools import provenance as prov
 from kasan import report as kreport
 from labs import exercises
 from labs import lab as labdata
@@ -64,9 +65,10 @@ def read_series():
         if line.startswith("#") or not line.strip():
             continue
         left, _, subject = line.partition(" | ")
-        num, fname, sha, seed = left.split()
+        num, fname, sha, seed, msgid = left.split()
         rows.append({"num": int(num), "file": None if fname == "-" else fname,
-                     "sha": sha, "seed": seed, "subject": subject.strip()})
+                     "sha": sha, "seed": seed, "subject": subject.strip(),
+                     "msgid": None if msgid == "-" else msgid})
     return rows
 
 
@@ -137,9 +139,134 @@ def cover_items(cover, starts, where="patches/v9/missing.toml"):
     return items
 
 
+# --------------------------------------------------------------- provenance
+
+def link(text, url):
+    """An anonymous reST hyperlink."""
+    return "`%s <%s>`__" % (text.replace("<", "\\<").replace("`", "\\`"), url)
+
+
+def msg(msgid, text="archive"):
+    return link(text, prov.lore(msgid))
+
+
+def provenance_record(series, seeds):
+    """The provenance record, refused (the build stops) if it has problems."""
+    rec = prov.load(V9)
+    bad = prov.problems(rec, series, {r["num"]: p for r, p in seeds})
+    with open(os.path.join(V9, "missing.toml"), "rb") as f:
+        bad += prov.unexplained_descendants(rec, tomllib.load(f), lineage_data()["renames"])
+    if bad:
+        raise SystemExit("gensite: patches/v9/provenance.toml: " + "; ".join(bad))
+    return rec
+
+
+def commit_cell(rec, n):
+    c = prov.commit_of(rec, n)
+    if c is None:
+        return None
+    return "``%s`` (%s; Link: %s)" % (c["id"][:12], link("public copy", c["source"]),
+                                      msg(c["link"], "v13 posting"))
+
+
+def provenance_section(row, rec, date):
+    """The posting, its thread, its reviews and what was merged."""
+    n, p = row["num"], rec["%02d" % row["num"]]
+    out = [heading("Posting and merge (public record)", "-")]
+    if row["msgid"]:
+        how = ("" if p["archived"] == "posting" else
+               " -- the posting itself was not among the archive copies read; this id "
+               "is in the References of a reply (%s), which quotes the posting's "
+               "diffstat: it equals this seed's" % msg(p["evidence"], "the reply"))
+        out.append(":Message-Id: ``%s`` (%s)%s\n" % (row["msgid"], msg(row["msgid"]), how))
+    else:
+        out.append(":Message-Id: not established: the posting was not among the archive "
+                   "copies this project read (%s)\n" % link(
+                       "search lore for it", prov.lore_search(
+                           "[PATCH v9 %02d/20] %s" % (n, row["subject"]), "20180921")))
+    out.append(":Posted: %s, in reply to the cover letter ``%s`` (%s)\n" % (
+        date, rec["thread"]["cover"], msg(rec["thread"]["cover"])))
+    v13 = p["v13"]
+    m = rec["merge"]
+    out.append(":Merged as: patch %d of %d of v%d, ``%s`` (%s)%s\n" % (
+        v13, m["patches"], m["version"], m["shortlog"][v13 - 1], msg(m["cover"], "v13 cover"),
+        "; the subject changed: %s (%s)" % (rst_escape(p["v13_why"]),
+                                            msg(p["v13_evidence"], "source"))
+        if p.get("v13_why") else ""))
+    out.append(":Mainline commit: %s\n\n" % (
+        commit_cell(rec, n) or "not established from the sources read"))
+    c = prov.commit_of(rec, n)
+    if c:
+        out.append("The mainline commit carries Reviewed-by: %s, and was signed off last "
+                   "by %s.\n\n" % (", ".join(c["reviewed"]), c["by"]))
+    reviews = p.get("reviews", [])
+    out.append(".. rubric:: Review on the v9 thread\n\n")
+    if not reviews:
+        out.append("No reply to this patch was among the archive copies read.\n\n")
+    for r in reviews:
+        out.append("* **%s**, %s%s: %s (%s)%s\n" % (
+            r["who"], r["date"], ", ``%s``" % r["tag"] if r["tag"] else "",
+            rst_escape(r["summary"]),
+            msg(r["message"], "message"),
+            " What followed: %s (%s)" % (rst_escape(r["outcome"]),
+                                         msg(r["outcome_evidence"], "source"))
+            if r.get("outcome") else ""))
+    return "".join(out) + "\n"
+
+
+def posting_diffstat(p, renames):
+    """The diffstat figures of an archived posting, as a table."""
+    if p.get("archived") != "posting":
+        return ("The posting was not among the archive copies read, so its files and "
+                "diffstat are not shown.\n\n")
+    st = p["stat"]
+    figures = (msg(p["evidence"], "posting"), st["files"], st["insertions"], st["deletions"])
+    out = ["Figures from the archived posting (%s): %d file(s) changed, %d insertion(s), "
+           "%d deletion(s).\n\n" % figures]
+    out.append(".. list-table::\n   :header-rows: 1\n\n   * - v9 file\n"
+               "     - lines changed\n     - where it lives in 6.1\n")
+    for f in p["files"]:
+        path = f[0] if len(f) < 3 else "%s (renamed from %s)" % (f[0], f[2])
+        later = renames.get(f[0], [f[0]])
+        out.append("   * - ``%s``\n     - %d\n     - %s\n" % (
+            path, f[1], ", ".join("``%s``" % x for x in later)))
+    return "".join(out) + "\n"
+
+
+def page_merge_table(series, rec):
+    """The posting-to-merge table of the series index."""
+    m = rec["merge"]
+    out = [heading("From posting to merge", "-")]
+    release = ("It was first released in %s." % m["release"] if m["release"] else
+               "The Linux release that first contained it is not established from the "
+               "sources read.")
+    facts = (m["version"], m["patches"], m["cover_date"], msg(m["cover"], "cover letter"),
+             m["taken_by"], m["taken_date"], rst_escape(m["taken_summary"]),
+             msg(m["taken_evidence"], "message"), release)
+    out.append("The version merged was v%d (%d patches, %s; %s). Taken by %s (%s): %s "
+               "(%s) %s\n\n" % facts)
+    out.append(".. list-table::\n   :header-rows: 1\n   :class: kt-merge\n\n"
+               "   * - v9\n     - v9 posting\n     - in v%d\n     - mainline commit\n"
+               % m["version"])
+    for r in series:
+        p = rec["%02d" % r["num"]]
+        posting = msg(r["msgid"], r["msgid"].strip("<>")[:12]) if r["msgid"] else \
+            "not found (%s)" % link("search", prov.lore_search(
+                "[PATCH v9 %02d/20] %s" % (r["num"], r["subject"]), "20180921"))
+        posted13 = m.get("postings", {}).get(str(p["v13"]))
+        v13 = "%d/%d%s (%s%s)" % (p["v13"], m["patches"],
+                                  " -- subject changed" if p.get("v13_why") else "",
+                                  msg(m["cover"], "shortlog"),
+                                  "; " + msg(posted13, "posting") if posted13 else "")
+        out.append("   * - :doc:`%02d <%02d>`\n     - %s\n     - %s\n     - %s\n" % (
+            r["num"], r["num"], posting, v13,
+            commit_cell(rec, r["num"]) or "not established"))
+    return "".join(out) + "\n"
+
+
 # --------------------------------------------------------------- pages
 
-def page_seed(row, p, labs):
+def page_seed(row, p, labs, rec):
     n = row["num"]
     out = [".. _patch-%02d:\n\n" % n, heading("%02d/20 %s" % (n, p.subject))]
     out.append(":Position: %d of 20\n:Author: %s\n:Date: %s\n:Source: ``patches/v9/%s`` "
@@ -152,6 +279,7 @@ def page_seed(row, p, labs):
     if labs:
         out.append(heading("Seen live in", "-"))
         out.append("".join("* :doc:`%s`\n" % d for d in labs) + "\n")
+    out.append(provenance_section(row, rec, p.headers.get("Date", "?")))
     out.append(".. raw:: html\n\n   <p class=\"kt-verbatim\">Verbatim v9 text from here "
                "on: the commit message, the diffstat and the diff.</p>\n\n")
     out.append(heading("Commit message", "-") + code(p.message.splitlines()))
@@ -174,7 +302,7 @@ def page_seed(row, p, labs):
     return "".join(out)
 
 
-def page_missing(row, spec, cover, src, ver, labs):
+def page_missing(row, spec, cover, src, ver, labs, rec):
     n = row["num"]
     out = [".. _patch-%02d:\n\n" % n, heading("%02d/20 %s" % (n, row["subject"]))]
     out.append(":Position: %d of 20\n:Subject: from the cover letter's shortlog\n\n" % n)
@@ -190,6 +318,9 @@ def page_missing(row, spec, cover, src, ver, labs):
             out.append("From *%s*:\n\n%s\n" % (version, code(text.splitlines())))
     else:
         out.append("The cover letter says nothing about it beyond the subject.\n\n")
+    p = rec["%02d" % n]
+    out.append(heading("What the posting changed (figures only)", "-"))
+    out.append(posting_diffstat(p, lineage_data()["renames"]))
     out.append(heading("6.1 descendant, not the v9 text", "-"))
     out.append("The code below is extracted at build time from the installed Linux "
                "%s tree. It descends from this patch after six years of kernel "
@@ -198,11 +329,14 @@ def page_missing(row, spec, cover, src, ver, labs):
         start, lines = excerpt(src, d)
         lang = "make" if d["file"].endswith("Makefile") else "c"
         out.append(".. rubric:: ``%s:%d``\n\n" % (d["file"], start))
+        if d.get("beyond"):
+            out.append("Not a file the posting touched: %s\n\n" % rst_escape(d["beyond"]))
         out.append(".. code-block:: %s\n   :lineno-start: %d\n\n%s\n" % (
             lang, start, indent(lines)))
     if labs:
         out.append(heading("Seen live in", "-"))
         out.append("".join("* :doc:`%s`\n" % d for d in labs) + "\n")
+    out.append(provenance_section(row, rec, p.get("date", "not established")))
     return "".join(out)
 
 
@@ -307,12 +441,17 @@ def page_lineage_patch(n, r, ver):
     return "".join(out)
 
 
-def page_index(series, per):
+def page_index(series, per, rec):
     out = [heading("The v9 series, patch by patch")]
     out.append("``[PATCH v9 00/20] kasan: add software tag-based mode for arm64`` by Andrey "
                "Konovalov, 21 September 2018 (:doc:`cover letter </build/gen/cover-letter>`). "
-               "Nine patches are here verbatim; the other eleven are known only from the "
-               "cover letter and from the code that descends from them in 6.1.\n\n")
+               "Nine patches are here verbatim; the other eleven are known from the "
+               "cover letter, from the code that descends from them in 6.1 and, for %d "
+               "of them, from the figures of the archived posting (files and diffstat, "
+               "never the text). Each page links the posting and says what was merged; "
+               "the table at the end sums it up.\n\n" % sum(
+                   1 for r in series if not r["file"]
+                   and rec["%02d" % r["num"]]["archived"] == "posting"))
     out.append(".. toctree::\n   :hidden:\n\n" + "".join(
         "   %02d\n" % r["num"] for r in series) + "\n")
     out.append(".. list-table::\n   :header-rows: 1\n   :class: kt-series\n\n"
@@ -323,7 +462,7 @@ def page_index(series, per):
             r["num"], r["subject"].replace("*", "\\*").replace("_", "\\_"), r["num"],
             "verbatim" if r["file"] else "descendant",
             "%d of %d" % (a, t) if r["file"] else "--"))
-    return "".join(out) + "\n"
+    return "".join(out) + "\n" + page_merge_table(series, rec)
 
 
 def page_kasan_v9(p19):
@@ -661,19 +800,19 @@ def main():
         missing = tomllib.load(f)
     series = read_series()
     labs = labs_index()
-    seeds = []
+    seeds = [(r, patchlib.Patch(open(os.path.join(V9, r["file"])).read()))
+             for r in series if r["file"]]
+    rec = provenance_record(series, seeds)
+    for r, p in seeds:
+        write("series/%02d.rst" % r["num"], page_seed(r, p, labs.get(r["num"], []), rec))
     for r in series:
-        if r["file"]:
-            p = patchlib.Patch(open(os.path.join(V9, r["file"])).read())
-            seeds.append((r, p))
-            write("series/%02d.rst" % r["num"], page_seed(r, p, labs.get(r["num"], [])))
-        else:
+        if not r["file"]:
             write("series/%02d.rst" % r["num"], page_missing(
-                r, missing["%02d" % r["num"]], cover, src, ver, labs.get(r["num"], [])))
+                r, missing["%02d" % r["num"]], cover, src, ver, labs.get(r["num"], []), rec))
     rows = lineage_rows(seeds, src)
     text, per = page_lineage(rows, ver)
     write("lineage.rst", text)
-    write("series/index.rst", page_index(series, per))
+    write("series/index.rst", page_index(series, per, rec))
     write("cover-letter.rst", heading("The cover letter") +
           "``[PATCH v9 00/20]``, rendered in full: it is the series' own text, including "
           "its benchmark table.\n\n.. literalinclude:: /patches/v9/00-cover-letter.txt\n"
