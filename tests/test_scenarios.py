@@ -214,6 +214,12 @@ def test_collision_band_is_1_in_127_at_large_n():
     assert scenarios.check_collision(e, "sw_tags") == []
 
 
-def test_garbage_in_a_segment_is_an_error():
+def test_garbage_in_a_segment_is_skipped(swtags_log):
+    """Junk bytes are skipped like any non-report line: garbage alone is a
+    scenario without a report, garbage around a real one changes nothing."""
     errs = check("kasan_lab: uaf begin\n" + "\x00" * 50 + "\nkasan_lab: uaf end\n", "uaf")
-    assert errs == ["input does not look like a kernel log (binary data)"]
+    assert "reports none, expected ['use-after-free read']" in errs
+    seg = segment(swtags_log, "uaf")
+    noisy = "\n".join("\x00\x1b[6n" + ln if i % 3 == 0 else ln
+                      for i, ln in enumerate(seg.splitlines()))
+    assert check(noisy, "uaf") == []

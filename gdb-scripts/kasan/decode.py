@@ -1,10 +1,35 @@
-"""kasan-decode: decode every KASAN report in a serial log or dmesg.
+"""kasan-decode: decode every KASAN report in a kernel log.
 
-    kasan-decode [--json] [--vmlinux FILE] [LOGFILE|-]
+    kasan-decode [--json] [--title=project|syzkaller] [--vmlinux FILE]
+                 [--modules DIR] [LOGFILE|-]
 
-Exit status: 0 all reports decoded; 1 no KASAN report in the input;
-2 bad usage or unreadable input; 3 some report was truncated or garbled
-(it is still printed, with what could be read).
+Reads a serial console log, dmesg (plain, -T, -x, --time-format=iso,
+--color), journalctl -k or raw /dev/kmsg records, from arm64 or x86
+kernels, in any mix; junk bytes around and inside lines are skipped.  The
+log is read and decoded report by report, so its size does not matter.
+Interleaved reports are separated by printk caller id ([T123], [C1]); where
+there are no ids, a report whose lines were mixed is flagged "interleaved".
+
+--json prints one JSON object per report, with these keys:
+{keys}
+
+--title=syzkaller titles reports as syzbot does (for matching a report
+against syzbot's): "KASAN: TYPE Read|Write in FUNC", frees as
+"KASAN: invalid-free in FUNC", FUNC being the first frame that is not
+KASAN, the allocator or a mem*/str* helper, without .isra/.constprop.
+
+--vmlinux adds file:line to each frame, with one llvm-symbolizer (or
+addr2line) for the whole log; --modules DIR (default: the directory of
+vmlinux) is searched for NAME.ko to symbolize "[NAME]" frames.
+
+Exit status:
+  0  every report decoded
+  1  no KASAN report in the input
+  2  bad usage: unreadable log, bad --vmlinux (not ELF, empty, stripped,
+     no DWARF) or --modules
+  3  some report is truncated, interleaved or has an unreadable field
+     (it is still printed, with what could be read)
+  4  internal error of kasan-decode (a bug: please report it)
 """
 
 import argparse
@@ -12,102 +37,320 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
+from typing import Dict, Iterator, List, Optional, Tuple
 
 from kasan import report
 
 
-def symbolize(frames, vmlinux):
-    """Add file:line to "sym+0xoff/0xsize" frames with llvm-symbolizer."""
-    tool = shutil.which("llvm-symbolizer") or shutil.which("addr2line")
-    if not tool or not frames:  # mutation: equivalent (no frames: no queries, the same list)
-        return frames
-    # Symbol-relative lookups need the symbol address: ask llvm-nm once.
-    nm = shutil.which("llvm-nm") or shutil.which("nm")
-    if not nm:
-        return frames
-    addrs = {}
-    try:
-        out = subprocess.run([nm, "--defined-only", vmlinux], capture_output=True,
-                             text=True, timeout=120).stdout  # mutation: equivalent (timeout)
-    except (OSError, subprocess.TimeoutExpired):
-        return frames
-    want = {f.partition("+")[0] for f in frames}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2] in want:
-            addrs.setdefault(parts[2], int(parts[0], 16))
-    queries, index = [], []
-    for i, f in enumerate(frames):
-        sym, _, rest = f.partition("+")
-        if sym in addrs and " [" not in f:
-            off = int(rest.partition("/")[0], 16)
-            queries.append("0x%x" % (addrs[sym] + off - 1 if off else addrs[sym]))
-            index.append(i)
-    if not queries:
-        return frames
-    cmd = [tool, "--obj=" + vmlinux, "--inlining=false"] if "llvm" in tool else \
-        [tool, "-e", vmlinux]
-    try:
-        out = subprocess.run(cmd, input="\n".join(queries) + "\n", capture_output=True,
-                             text=True, timeout=120).stdout  # mutation: equivalent (timeout)
-    except (OSError, subprocess.TimeoutExpired):
-        return frames
-    locs = [b.splitlines()[1] for b in out.strip().split("\n\n") if len(b.splitlines()) > 1]
-    res = list(frames)
-    for i, loc in zip(index, locs):
-        # file:line relative to the tree, as scripts/decode_stacktrace.sh prints
-        loc = re.sub(r"^.*?/linux-source-[0-9.]+/", "", loc)
-        loc = re.sub(r"^(.*:\d+):\d+$", r"\1", loc)
-        if not loc.startswith("??"):
-            res[i] = "%s %s" % (frames[i], loc)
-    return res
+class DecodeError(Exception):
+    """Bad input the user must fix: one line, exit 2."""
 
 
-def main(argv=None):
-    first = __doc__.splitlines()[0]  # mutation: equivalent (help text)
-    ap = argparse.ArgumentParser(prog="kasan-decode", description=first)
+# ------------------------------------------------------------------ ELF
+
+def elf_sections(path: str) -> List[str]:
+    """The section names of an ELF file; DecodeError if it is not one."""
+    try:
+        with open(path, "rb") as f:
+            ident = f.read(64)
+            if not ident:
+                raise DecodeError("%s is empty" % path)
+            if ident[:4] != b"\x7fELF" or len(ident) < 52:
+                raise DecodeError("%s is not an ELF file" % path)
+            is64, end = ident[4] == 2, "<" if ident[5] == 1 else ">"
+            if is64:
+                shoff, = struct.unpack_from(end + "Q", ident, 0x28)
+                shentsize, shnum, shstrndx = struct.unpack_from(end + "HHH", ident, 0x3A)
+            else:
+                shoff, = struct.unpack_from(end + "I", ident, 0x20)
+                shentsize, shnum, shstrndx = struct.unpack_from(end + "HHH", ident, 0x2E)
+            if not shoff or not shnum or shstrndx >= shnum:
+                raise DecodeError("%s has no section headers" % path)
+            f.seek(shoff)
+            table = f.read(shentsize * shnum)
+            if len(table) < shentsize * shnum:
+                raise DecodeError("%s is truncated (section headers missing)" % path)
+
+            def header(i: int) -> Tuple[int, int, int]:
+                if is64:
+                    name, _, _, _, off, size = struct.unpack_from(end + "IIQQQQ", table,
+                                                                  i * shentsize)
+                else:
+                    name, _, _, _, off, size = struct.unpack_from(end + "IIIIII", table,
+                                                                  i * shentsize)
+                return name, off, size
+            _, stroff, strsize = header(shstrndx)
+            f.seek(stroff)
+            strtab = f.read(strsize)
+    except OSError as e:
+        raise DecodeError("cannot read %s: %s" % (path, e.strerror))
+    names = []
+    for i in range(shnum):
+        n = header(i)[0]
+        names.append(strtab[n:strtab.find(b"\0", n)].decode("ascii", "replace"))
+    return names
+
+
+def check_object(path: str) -> None:
+    """Refuse, in one line, an object that cannot symbolize anything."""
+    if not os.path.isfile(path):
+        raise DecodeError("no such file: %s" % path)
+    names = elf_sections(path)
+    if ".symtab" not in names:
+        raise DecodeError("%s is stripped (no .symtab): nothing to symbolize with" % path)
+    if ".debug_info" not in names:
+        raise DecodeError("%s has no DWARF (.debug_info): build with CONFIG_DEBUG_INFO" % path)
+
+
+# ------------------------------------------------------------ symbolizer
+
+FRAME = re.compile(r"^(?P<sym>[\w.$]+)\+0x(?P<off>[0-9a-f]+)/0x(?P<size>[0-9a-f]+)"
+                   r"(?: \[(?P<mod>[\w-]+)\])?$")
+
+
+def relative(loc: str) -> str:
+    """file:line relative to the tree, as scripts/decode_stacktrace.sh prints."""
+    loc = re.sub(r"^.*?/linux-source-[0-9.]+/", "", loc)
+    return re.sub(r"^(.*:\d+):\d+$", r"\1", loc)
+
+
+class Symbolizer:
+    """One symbolizer process for a whole log, and one symbol table per
+    object, read once: "sym+off/size [mod]" frames become "... file:line"."""
+
+    def __init__(self, vmlinux: str, modules: Optional[str] = None, check: bool = True) -> None:
+        if check:
+            check_object(vmlinux)
+        self.vmlinux = vmlinux
+        self.modules = modules if modules is not None else (os.path.dirname(vmlinux) or ".")
+        if check and not os.path.isdir(self.modules):
+            raise DecodeError("no such directory: %s (--modules)" % self.modules)
+        self.nm = shutil.which("llvm-nm") or shutil.which("nm")
+        self.tool = shutil.which("llvm-symbolizer") or shutil.which("addr2line")
+        self.symbols: Dict[str, Dict[str, List[Tuple[int, int]]]] = {}
+        self.objects: Dict[str, Optional[str]] = {}
+        self.cache: Dict[Tuple[str, int], Optional[str]] = {}
+        self.proc: Optional[subprocess.Popen] = None
+        self.nm_runs = 0
+
+    def _table(self, obj: str) -> Dict[str, List[Tuple[int, int]]]:
+        if obj not in self.symbols:
+            table: Dict[str, List[Tuple[int, int]]] = {}
+            if self.nm:
+                self.nm_runs += 1
+                try:
+                    out = subprocess.run([self.nm, "-S", "--defined-only", obj],
+                                         capture_output=True, text=True, timeout=120).stdout
+                except (OSError, subprocess.TimeoutExpired):
+                    out = ""
+                for line in out.splitlines():
+                    parts = line.split()
+                    try:
+                        if len(parts) == 4:
+                            table.setdefault(parts[3], []).append(
+                                (int(parts[0], 16), int(parts[1], 16)))
+                        elif len(parts) == 3:
+                            table.setdefault(parts[2], []).append((int(parts[0], 16), 0))
+                    except ValueError:
+                        continue
+            self.symbols[obj] = table
+        return self.symbols[obj]
+
+    def _object(self, mod: Optional[str]) -> Optional[str]:
+        if mod is None:
+            return self.vmlinux
+        if mod not in self.objects:
+            found = None
+            for d, _, files in os.walk(self.modules):
+                for name in (mod + ".ko", mod.replace("-", "_") + ".ko"):
+                    if name in files:
+                        found = os.path.join(d, name)
+                        break
+                if found:
+                    break
+            self.objects[mod] = found
+        return self.objects[mod]
+
+    def _address(self, frame: str) -> Optional[Tuple[str, int]]:
+        m = FRAME.match(frame)
+        if not m:
+            return None
+        obj = self._object(m.group("mod"))
+        if obj is None:
+            return None
+        cands = self._table(obj).get(m.group("sym"))
+        if not cands:
+            return None
+        size = int(m.group("size"), 16)
+        start = next((a for a, s in cands if s == size), cands[0][0])
+        off = int(m.group("off"), 16)
+        # a return address points after the call: ask for the call itself
+        return obj, start + off - 1 if off else start
+
+    def _ask_llvm(self, queries: List[Tuple[str, int]]) -> List[Optional[str]]:
+        if self.proc is None:
+            self.proc = subprocess.Popen([self.tool, "--inlining=false"], stdin=subprocess.PIPE,
+                                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                         text=True, bufsize=1)
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        for obj, addr in queries:
+            self.proc.stdin.write('"%s" 0x%x\n' % (obj, addr))
+        self.proc.stdin.flush()
+        out: List[Optional[str]] = []
+        for _ in queries:
+            block = []
+            while True:
+                line = self.proc.stdout.readline()
+                if not line or not line.strip():
+                    break
+                block.append(line.strip())
+            loc = block[1] if len(block) > 1 else "??"
+            out.append(None if loc.startswith("??") else relative(loc))
+        return out
+
+    def _ask_addr2line(self, queries: List[Tuple[str, int]]) -> List[Optional[str]]:
+        out: List[Optional[str]] = [None] * len(queries)
+        by_obj: Dict[str, List[int]] = {}
+        for i, (obj, _) in enumerate(queries):
+            by_obj.setdefault(obj, []).append(i)
+        for obj, idx in by_obj.items():
+            addrs = ["0x%x" % queries[i][1] for i in idx]
+            res = subprocess.run([self.tool, "-a", "-f", "-e", obj] + addrs,
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                 text=True, timeout=300).stdout
+            # -a starts each address's answer with the address itself, so a
+            # missing answer can never shift the next one onto this frame
+            blocks = re.split(r"^0x[0-9a-f]+\n", res, flags=re.M)[1:]
+            for i, b in zip(idx, blocks):
+                lines = b.splitlines()
+                loc = lines[1] if len(lines) > 1 else "??"
+                out[i] = None if loc.startswith("??") else relative(loc)
+        return out
+
+    def frames(self, frames: List[str]) -> List[str]:
+        """The frames, each with its file:line where it can be found."""
+        if not self.tool:
+            return frames
+        want = []
+        for i, f in enumerate(frames):
+            q = self._address(f)
+            if q is not None and q not in self.cache:
+                want.append(q)
+        if want:
+            want = list(dict.fromkeys(want))
+            try:
+                ask = self._ask_llvm if "symbolizer" in os.path.basename(self.tool) \
+                    else self._ask_addr2line
+                for q, loc in zip(want, ask(want)):
+                    self.cache[q] = loc
+            except (OSError, subprocess.SubprocessError, BrokenPipeError):
+                self.tool = None
+                return frames
+        res = []
+        for f in frames:
+            q = self._address(f)
+            loc = self.cache.get(q) if q else None
+            res.append("%s %s" % (f, loc) if loc else f)
+        return res
+
+    def close(self) -> None:
+        if self.proc is not None:
+            try:
+                if self.proc.stdin:
+                    self.proc.stdin.close()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+
+
+def symbolize(frames: List[str], vmlinux: str) -> List[str]:
+    """file:line for one list of frames (a Symbolizer for one use)."""
+    s = Symbolizer(vmlinux, check=False)
+    try:
+        return s.frames(frames) if s.nm else frames
+    finally:
+        s.close()
+
+
+# ------------------------------------------------------------------ CLI
+
+def lines_of(f) -> Iterator[str]:
+    for raw in f:
+        yield raw.decode("utf-8", errors="replace")
+
+
+def help_text() -> str:
+    keys = "\n".join("  %-13s %s" % (k, v) for k, v in report.KEYS.items())
+    return __doc__.format(keys=keys)
+
+
+def run(a) -> int:
+    sym = Symbolizer(a.vmlinux, a.modules) if a.vmlinux else None
+    if a.modules and not a.vmlinux:
+        raise DecodeError("--modules needs --vmlinux")
+    try:
+        f = sys.stdin.buffer if a.log == "-" else open(a.log, "rb")
+    except OSError as e:
+        raise DecodeError("cannot read %s: %s" % (a.log, e.strerror))
+    n = bad = 0
+    try:
+        with f:
+            for r in report.iter_reports(lines_of(f)):
+                n += 1
+                if sym:
+                    for k in ("alloc_stack", "free_stack", "call_trace"):
+                        r[k] = sym.frames(r[k])
+                if a.title == "syzkaller":
+                    r["title"] = report.syzkaller_title(r)
+                bad += bool(r["truncated"] or r["interleaved"] or r["problems"])
+                if a.json:
+                    print(json.dumps(r, sort_keys=True))
+                else:
+                    print(report.summary(r))
+                    print()
+    except BrokenPipeError:
+        raise
+    except OSError as e:
+        raise DecodeError("cannot read %s: %s" % (a.log, e.strerror))
+    finally:
+        if sym:
+            sym.close()
+    if not n:
+        print("kasan-decode: no KASAN report in the input", file=sys.stderr)
+        return 1
+    if bad:
+        print("kasan-decode: %d of %d report(s) truncated, interleaved or with an "
+              "unreadable field" % (bad, n), file=sys.stderr)
+        return 3
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="kasan-decode", description=help_text(),
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 usage=argparse.SUPPRESS)
     ap.add_argument("--json", action="store_true", help="one JSON object per report")
+    ap.add_argument("--title", choices=("project", "syzkaller"), default="project",
+                    help="the title convention (default: project)")
     ap.add_argument("--vmlinux", help="symbolize frames to file:line")
+    ap.add_argument("--modules", help="where NAME.ko files are (default: vmlinux's directory)")
     ap.add_argument("log", nargs="?", default="-")
     a = ap.parse_args(argv)
     try:
-        if a.log == "-":
-            data = sys.stdin.buffer.read()
-        else:
-            with open(a.log, "rb") as f:
-                data = f.read()
-    except OSError as e:
-        print("kasan-decode: cannot read %s: %s" % (a.log, e.strerror), file=sys.stderr)
-        return 2
-    if a.vmlinux and not os.path.isfile(a.vmlinux):
-        print("kasan-decode: no vmlinux at %s" % a.vmlinux, file=sys.stderr)
-        return 2
-    text = data.decode("utf-8", errors="replace")
-    try:
-        reports = report.parse_reports(text)
-    except report.ReportError as e:
+        return run(a)
+    except DecodeError as e:
         print("kasan-decode: %s" % e, file=sys.stderr)
         return 2
-    if not reports:
-        print("kasan-decode: no KASAN report in the input", file=sys.stderr)
-        return 1
-    for r in reports:
-        if a.vmlinux:
-            for k in ("alloc_stack", "free_stack", "call_trace"):
-                r[k] = symbolize(r[k], a.vmlinux)
-        if a.json:
-            print(json.dumps(r, sort_keys=True))
-        else:
-            print(report.summary(r))
-            print()
-    bad = sum(r["truncated"] for r in reports)
-    if bad:
-        print("kasan-decode: %d of %d report(s) truncated" % (bad, len(reports)),
-              file=sys.stderr)
-        return 3
-    return 0  # mutation: equivalent (sys.exit(None) also exits 0)
+    except (KeyboardInterrupt, BrokenPipeError):
+        raise
+    except Exception as e:  # an internal error is not "no report"
+        print("kasan-decode: internal error: %s: %s" % (type(e).__name__, e), file=sys.stderr)
+        return 4
 
 
 if __name__ == "__main__":

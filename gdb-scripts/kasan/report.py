@@ -1,196 +1,372 @@
-"""Parse KASAN reports (6.1 format, generic and software tag-based).
+"""Parse KASAN reports (6.1 format: generic, software and hardware tag-based).
 
-Pure functions over text, usable without gdb: a serial log or dmesg, with or
-without printk timestamps, CRLF, other printk lines interleaved.  The format
-follows mm/kasan/report.c (print_error_description, print_track,
+Pure functions over text, usable without gdb.  The input may be any kernel
+log a developer has: a serial console (with line noise, CRLF), dmesg in its
+output forms (plain, -T, -x, --time-format=iso, --color), journalctl -k,
+raw /dev/kmsg records; arm64 ("Call trace:") or x86 ("Call Trace:").  The
+format follows mm/kasan/report.c (print_error_description, print_track,
 describe_object_addr, print_memory_metadata) and report_sw_tags.c
 (print_tags).
+
+The parser streams: `Parser.feed(line)` returns the reports that line
+finished, so a log of any size is read in constant memory.
 
     for r in parse_reports(text): print(r["title"])
 """
 
 import re
-from typing import Any, Dict, List, Optional
+from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
 
 Report = Dict[str, Any]
 
-# printk prefixes: log level, timestamp, caller id -- each followed by one
+# What the tool that read the log put before printk's own prefix.
+OUTER = re.compile(
+    r"^(?:"
+    r"\d+,\d+,\d+,[^;]*;"                                      # /dev/kmsg record
+    r"|[a-z0-9]+ *:[a-z]+ *: "                                 # dmesg -x
+    r"|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[,.]\d+)?(?:[+-]\d\d:?\d\d|Z)?"
+    r"(?: \S+ kernel:)? "                                      # dmesg iso / journalctl iso
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d(?:\.\d+)? \S+ kernel: "  # journalctl -k
+    r"|\[[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}\] ?"  # dmesg -T
+    r")")
+# printk's prefix: log level, timestamp, caller id -- each followed by one
 # space, which belongs to the prefix (the memory-state rows start with their
 # own ' ' or '>' mark).
-PREFIX = re.compile(r"^(?:<\d>)?(?:\[\s*\d+\.\d+\] ?)?(?:\[\s*[TC]\d+\] ?)?")
+PREFIX = re.compile(r"^(?:<\d>)?(?:\[\s*\d+\.\d+\] ?)?(?:\[\s*(?P<caller>[TC]\d+)\] ?)?")
+ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b[@-_]")
+JUNK = re.compile(r"[^\t\x20-\x7e]")
+KMSG_DICT = re.compile(r"^ [A-Z][A-Z0-9_]*=")
 SEP = re.compile(r"^={40,}$")
-BUG = re.compile(r"BUG: KASAN: (?P<type>[\w-]+)(?: in (?P<loc>\S+)(?: \[(?P<mod>[\w-]+)\])?)?")
-ACCESS = re.compile(r"^(?P<rw>Read|Write)(?: of size (?P<size>\d+))? at addr "
-                    r"(?P<addr>[0-9a-f]+) by task (?P<task>.+)/(?P<pid>\d+)$")
-FREE = re.compile(r"^Free of addr (?P<addr>[0-9a-f]+) by task (?P<task>.+)/(?P<pid>\d+)$")
+BUG = re.compile(r"BUG: KASAN: (?P<type>[\w-]+(?: or [\w-]+)?)"
+                 r"(?: in (?P<loc>\S+)(?: \[(?P<mod>[\w-]+)\])?)?")
+NUM = r"\d{1,40}"
+ACCESS = re.compile(r"^(?P<rw>Read|Write)(?: of size (?P<size>%s))? at addr "
+                    r"(?P<addr>[0-9a-f]+) by task (?P<task>.+)/(?P<pid>%s)$" % (NUM, NUM))
+FREE = re.compile(r"^Free of addr (?P<addr>[0-9a-f]+) by task (?P<task>.+)/(?P<pid>%s)$" % NUM)
 TAGS = re.compile(r"^Pointer tag: \[(?P<ptr>[0-9a-f]{2})\], memory tag: \[(?P<mem>[0-9a-f]{2})\]$")
-TRACK = re.compile(r"^(?P<what>Allocated|Freed) by task (?P<pid>\d+):$")
+TRACK = re.compile(r"^(?P<what>Allocated|Freed) by task (?P<pid>%s):$" % NUM)
 OBJECT = re.compile(r"^The buggy address belongs to the object at (?P<obj>[0-9a-f]+)$")
-CACHE = re.compile(r"^which belongs to the cache (?P<cache>\S+) of size (?P<size>\d+)$")
-LOCATED = re.compile(r"^The buggy address is located (?P<n>\d+) bytes "
-                     r"(?P<rel>inside|to the right|to the left) of$")
-REGION = re.compile(r"^(?P<size>\d+)-byte region \[(?P<start>[0-9a-f]+), (?P<end>[0-9a-f]+)\)$")
-ROW = re.compile(r"^(?P<mark>[ >])(?P<addr>[0-9a-f]{16}): (?P<bytes>(?:[0-9a-f]{2}[ ]?)+)$")
-FRAME = re.compile(r"^\s*(?P<sym>[\w.$]+)\+(?P<off>0x[0-9a-f]+)/(?P<size>0x[0-9a-f]+)"
-                   r"(?: \[(?P<mod>[\w-]+)\])?$")
+CACHE = re.compile(r"^which belongs to the cache (?P<cache>\S+) of size (?P<size>%s)$" % NUM)
+LOCATED = re.compile(r"^The buggy address is located (?P<n>%s) bytes "
+                     r"(?P<rel>inside|to the right|to the left) of$" % NUM)
+REGION = re.compile(r"^(?P<size>%s)-byte region \[(?P<start>[0-9a-f]+), (?P<end>[0-9a-f]+)\)$"
+                    % NUM)
+ROW = re.compile(r"^(?P<mark>[ >])?(?P<addr>[0-9a-f]{16}): (?P<bytes>(?:[0-9a-f]{2}[ ]?)+)$")
+# arm64 " foo+0x10/0x20 [mod]"; x86 " ? foo+0x10/0x20 [mod]" ("?": unreliable)
+FRAME = re.compile(r"^\s*(?P<q>\? )?(?P<sym>[\w.$]+)\+(?P<off>0x[0-9a-f]+)/(?P<size>0x[0-9a-f]+)"
+                   r"(?: \[(?P<mod>[\w-]+)\])?(?: .*)?$")
+BOOT = re.compile(r"KernelAddressSanitizer initialized \((?P<m>[\w-]+)")
+# Another oops printed inside a report: its own stack is not the report's.
+NESTED_START = re.compile(r"^(?:-+\[ cut here \]-+|WARNING: CPU: |Internal error: |"
+                          r"Unable to handle kernel |kernel BUG at |Oops: )")
+NESTED_END = re.compile(r"^-+\[ end trace [0-9a-f]+ \]-+$")
 KASAN_INTERNAL = re.compile(r"^(kasan_|__kasan|____kasan|__hwasan|kasan_report|"
                             r"dump_backtrace|show_stack|dump_stack|print_report|"
                             r"print_address_description|kasan_check|check_region|"
-                            r"__asan|__check|do_bad_area|do_debug_exception|el1)")
+                            r"__asan|__check|do_bad_area|do_debug_exception|el1|"
+                            r"__dump_stack|asm_exc|exc_|handle_bug|report_bug)")
+ALLOCATOR = re.compile(r"^(save_stack_info|kmalloc_trace|__kmalloc\w*|kmem_cache_alloc\w*|"
+                       r"kmem_cache_free\w*|kfree|__kmem_cache_free|slab_free\w*|krealloc|"
+                       r"__do_krealloc|kmalloc_large\w*|kfree_sensitive|free_large_kmalloc|"
+                       r"kvfree\w*|ksize|__ksize|__free_pages|free_pages|do_slab_free|"
+                       r"__kasan\w*|____kasan\w*)$")
+# Reports that have no memory state to print: complete without one.
+NO_SHADOW = ("wild-memory-access", "user-memory-access", "null-ptr-deref")
+MODES = {"sw_tags": "sw-tags", "hw_tags": "hw-tags", "sw-tags": "sw-tags",
+         "hw-tags": "hw-tags", "generic": "generic"}
+LIMIT = 20  # digits of a u64: a size, pid or offset longer than this is not a kernel's
 
 FIELDS = ("title", "bug_type", "access", "size", "addr", "pointer_tag", "memory_tag",
           "function", "location", "module", "task", "pid", "cache", "object_size",
           "object", "offset", "relation", "alloc_stack", "free_stack", "call_trace",
-          "memory_state", "buggy_row", "mode", "truncated", "line")
+          "memory_state", "buggy_row", "mode", "truncated", "interleaved", "caller",
+          "problems", "line")
+
+# What each key of a report means (kasan-decode --help prints this).
+KEYS = {
+    "title": "KASAN: TYPE [Read|Write] in FUNCTION (the project's title)",
+    "bug_type": "the type in the BUG line: slab-out-of-bounds, use-after-free, ...",
+    "access": "read, write or free",
+    "size": "bytes accessed (0 for a free)",
+    "addr": "the bad address, as printed (tagged in tag-based modes)",
+    "pointer_tag": "tag-based modes: the pointer's tag (hex), else null",
+    "memory_tag": "tag-based modes: the memory's tag (hex), else null",
+    "function": "the function that made the bad access (for a free: the caller of the "
+                "free function)",
+    "location": "the BUG line's symbol+offset/size",
+    "module": "the module of the BUG line's symbol, or null",
+    "task": "the task's name", "pid": "the task's pid",
+    "cache": "the slab cache of the object, or null",
+    "object_size": "the size of the object's region in bytes, or null",
+    "object": "the object's address, or null",
+    "offset": "the bad address from the region's start, in bytes (negative: left of it)",
+    "relation": "inside, to the right or to the left",
+    "alloc_stack": "frames of the allocation stack (symbol+off/size [module] [file:line])",
+    "free_stack": "frames of the free stack", "call_trace": "frames of the report's call trace",
+    "memory_state": "the memory-state rows: {addr, bytes, buggy}",
+    "buggy_row": "the row marked '>', or null",
+    "mode": "generic, sw-tags or hw-tags (as the boot line spells it): from the boot line "
+            "before the report, else from the report itself",
+    "truncated": "true if the report ends before its last section",
+    "interleaved": "true if lines of another report were mixed in and could not be "
+                   "separated (no printk caller ids)",
+    "caller": "the printk caller id (T123, C1) of the report's lines, or null",
+    "problems": "fields that could not be read, one message each",
+    "line": "the line number of the BUG line in the input",
+}
 
 
 class ReportError(Exception):
-    """Input that is not a log at all (e.g. binary garbage)."""
+    """A report field the caller asked for cannot be read."""
+
+
+def clean_line(raw: str) -> Tuple[Optional[str], str]:
+    """(printk caller id or None, the message) of one raw log line."""
+    line = raw.rstrip("\r\n")
+    if not line.isascii() or not line.isprintable():
+        line = JUNK.sub("", ANSI.sub("", line))
+    line = line.rstrip()
+    line = OUTER.sub("", line, count=1)
+    m = PREFIX.match(line)
+    return (m.group("caller") if m else None), line[m.end():] if m else line
 
 
 def clean(line: str) -> str:
-    line = line.rstrip("\r\n").rstrip()
-    return PREFIX.sub("", line, count=1)  # mutation: equivalent (PREFIX is anchored at ^)
+    return clean_line(line)[1]
 
 
 def split_lines(text: str) -> List[str]:
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
-def _new(line_no: int) -> Report:
+def _new(line_no: int, caller: Optional[str], boot: Optional[str]) -> Report:
     r: Report = dict.fromkeys(FIELDS)
     r.update(alloc_stack=[], free_stack=[], call_trace=[], memory_state=[],
-             truncated=False, line=line_no)
+             truncated=False, interleaved=False, caller=caller, problems=[], line=line_no)
+    r["_boot"], r["_seen"], r["offset_n"] = boot, set(), None
     return r
 
 
 def _frame(text: str) -> Optional[str]:
     m = FRAME.match(text)
-    if not m:
+    if not m or m.group("q"):
         return None
     f = m.group("sym") + "+" + m.group("off") + "/" + m.group("size")
     return f + (" [%s]" % m.group("mod") if m.group("mod") else "")
 
 
+def _num(r: Report, field: str, digits: Optional[str]) -> Optional[int]:
+    if digits is None:
+        return None
+    if len(digits) > LIMIT or int(digits) >= 1 << 64:
+        r["problems"].append("%s: a %d-digit value, larger than any u64" % (field, len(digits)))
+        return None
+    return int(digits)
+
+
+def _name(frame: str) -> str:
+    return re.sub(r"\.(?:isra|constprop|part|cold|llvm)(?:\.\d+)*$", "",
+                  frame.partition("+")[0].partition(" ")[0])
+
+
+def caller_of(location: Optional[str], frames: List[str],
+              skip: Optional[Callable[[str], bool]] = None) -> Optional[str]:
+    """The first frame after the reporting function (`location`'s symbol)
+    that is not KASAN, the allocator or `skip`: who made the bad free."""
+    fn = _name(location) if location else None
+    names = [_name(f) for f in frames]
+    start = names.index(fn) + 1 if fn in names else 0
+    for name in names[start:]:
+        if not KASAN_INTERNAL.match(name) and not ALLOCATOR.match(name) and \
+                not (skip and skip(name)):
+            return name
+    return None
+
+
 def _finish(r: Report, mode_hint: Optional[str]) -> Report:
+    boot = r.pop("_boot")
+    r.pop("_seen")
+    r.pop("_section", None)
     if r["pointer_tag"] is not None:
-        r["mode"] = "sw_tags"
+        r["mode"] = boot if boot in ("sw-tags", "hw-tags") else \
+            (mode_hint if mode_hint in ("sw-tags", "hw-tags") else "sw-tags")
     else:
-        r["mode"] = mode_hint or "generic"
+        r["mode"] = boot or mode_hint or "generic"
     loc = r["location"] or ""
-    r["function"] = loc.partition("+")[0] if loc else None
-    if r["function"] in (None, "kfree", "kmem_cache_free", "__kmem_cache_free",
-                         "slab_free", "kfree_sensitive") or \
-            (r["function"] or "").startswith("__"):  # mutation: equivalent (None was caught by the first test)
-        # Frees are reported at the allocator; name the caller, as syzkaller does.
-        for f in r["call_trace"]:
-            name = f.partition("+")[0]
-            if not KASAN_INTERNAL.match(name) and name not in (
-                    "kfree", "kmem_cache_free", "__kmem_cache_free", "slab_free",
-                    "kfree_sensitive", "__kasan_slab_free", "slab_free_freelist_hook",
-                    "slab_free_hook", "do_slab_free", "____kasan_slab_free"):
-                r["function"] = name
-                break
+    r["function"] = _name(loc) if loc else None
+    fn = r["function"]
+    if fn is None or ALLOCATOR.match(fn) or KASAN_INTERNAL.match(fn) or fn.startswith("__"):
+        # Frees (and kfree_sensitive's ksize) are reported inside the
+        # allocator; name its caller, as syzkaller does.
+        r["function"] = caller_of(r["location"], r["call_trace"]) or r["function"]
     acc = {"read": " Read", "write": " Write"}.get(r["access"], "")
     r["title"] = "KASAN: %s%s in %s" % (r["bug_type"], acc, r["function"] or "?")
-    if r["object"] and r["offset_n"] is not None:
+    if r["object"] and r["offset_n"] is not None and r["relation"]:
         n = r["offset_n"]
         r["offset"] = {"inside": n, "to the right": (r["object_size"] or 0) + n,
                        "to the left": -n}[r["relation"]]
     del r["offset_n"]
-    if r["addr"] is None or (r["access"] not in ("free",) and not r["memory_state"]):
+    if r["addr"] is None or (r["access"] != "free" and not r["memory_state"]
+                             and r["bug_type"] not in NO_SHADOW):
         r["truncated"] = True
     return r
 
 
 def detect_mode(text: str) -> Optional[str]:
-    """sw_tags / generic from the boot line, or None."""
-    m = re.search(r"KernelAddressSanitizer initialized \((?P<m>[\w-]+)", text)
-    if not m:
-        return None
-    return {"sw-tags": "sw_tags", "generic": "generic", "hw-tags": "hw_tags"}.get(
-        m.group("m"), m.group("m"))
+    """generic / sw-tags / hw-tags from the first boot line in `text`, or None."""
+    m = BOOT.search(text)
+    return MODES.get(m.group("m"), m.group("m")) if m else None
 
 
-def parse_reports(text: str, mode_hint: Optional[str] = None) -> List[Report]:
-    """Return a list of report dicts (see FIELDS), in log order.
+class _Stream:
+    """The report being read from one printk caller (or from all, without ids)."""
 
-    A report that ends early (cut log, another report starting inside it) is
-    returned with truncated=True and the fields it had."""
-    head = text[:4096]  # mutation: equivalent (any sample size near 4096 decides alike)
-    printable = sum(c.isprintable() or c in "\r\n\t" for c in head)
-    if "\x00" in head or (head and printable < 0.8 * len(head)):
-        raise ReportError("input does not look like a kernel log (binary data)")
-    mode_hint = mode_hint or detect_mode(text)
-    out: List[Report] = []
-    r: Optional[Report] = None
-    section: Optional[str] = None
-    for no, raw in enumerate(split_lines(text), 1):
-        line = clean(raw)
+    def __init__(self) -> None:
+        self.r: Optional[Report] = None
+        self.section: Optional[str] = None
+        self.nested = False
+        self.cut: Optional[Report] = None   # the report this one's BUG line cut short
+
+
+class Parser:
+    """Feed lines, get reports.  With printk caller ids the lines of reports
+    printed at once by several CPUs or tasks are separated by id."""
+
+    def __init__(self, mode_hint: Optional[str] = None) -> None:
+        self.mode_hint = MODES.get(mode_hint or "", mode_hint)
+        self.boot: Optional[str] = None
+        self.streams: Dict[Optional[str], _Stream] = {}
+        self.no = 0
+
+    def _close(self, s: _Stream, truncated: bool = False) -> List[Report]:
+        """Finish the stream's report.  A report that another one's BUG line
+        cut short is resumed when that one ends at its separator: the rest of
+        its lines come after (a report printed inside another)."""
+        r = s.r
+        assert r is not None
+        r["truncated"] = r["truncated"] or truncated
+        out = []
+        cut = s.cut
+        s.r, s.section, s.nested, s.cut = None, None, False, None
+        if cut is not None:
+            if truncated or r["interleaved"]:
+                cut["interleaved"] = cut["interleaved"] or r["interleaved"]
+                out.append(_finish(cut, self.mode_hint))
+            else:
+                cut["interleaved"], cut["truncated"] = True, False
+                s.r, s.section = cut, cut.pop("_section")
+        out.append(_finish(r, self.mode_hint))
+        return out
+
+    def feed(self, raw: str) -> List[Report]:
+        """The reports that this line finished (usually none)."""
+        self.no += 1
+        if "KASAN" in raw or "KernelAddressSanitizer" in raw:
+            m = BOOT.search(raw)
+            if m:
+                self.boot = MODES.get(m.group("m"), m.group("m"))
+        elif not self.streams or all(s.r is None for s in self.streams.values()):
+            return []      # the fast path: outside a report, a line without KASAN
+        caller, line = clean_line(raw)
+        if KMSG_DICT.match(line):
+            return []
         body = line.strip()
+        s = self.streams.get(caller)
+        if s is None:
+            if caller is not None and caller not in self.streams and \
+                    None in self.streams and self.streams[None].r is not None:
+                s = self.streams[None]   # ids appear mid-report: keep reading it
+            else:
+                s = self.streams.setdefault(caller, _Stream())
+        out: List[Report] = []
         m = BUG.search(line)
-        if m and line.lstrip().startswith("BUG: KASAN:"):
-            if r is not None:
-                r["truncated"] = True
-                out.append(_finish(r, mode_hint))
-            r = _new(no)
-            r["offset_n"] = None
-            r["bug_type"] = m.group("type")
-            r["location"] = m.group("loc")
-            r["module"] = m.group("mod")
-            section = "head"
-            continue
+        if m and body.startswith("BUG: KASAN:"):
+            if s.r is not None:
+                if s.cut is not None:
+                    out.append(_finish(s.cut, self.mode_hint))
+                s.r["truncated"], s.r["_section"] = True, s.section
+                s.cut = s.r
+            s.r = _new(self.no, caller, self.boot)
+            s.r["bug_type"] = m.group("type")
+            s.r["location"], s.r["module"] = m.group("loc"), m.group("mod")
+            s.section, s.nested = "head", False
+            return out
+        r = s.r
         if r is None:
-            continue
+            return out
+        if s.nested:
+            if NESTED_END.match(body):
+                s.nested = False
+            return out
+        if NESTED_START.match(body):
+            s.nested = True
+            return out
         if SEP.match(body):
-            if section != "head" or r["addr"]:
-                out.append(_finish(r, mode_hint))
-                r, section = None, None
-            continue
-        mm = ACCESS.match(body)
-        if mm and r["addr"] is None:
-            r.update(access=mm.group("rw").lower(), size=int(mm.group("size") or 0),
-                     addr=mm.group("addr"), task=mm.group("task"), pid=int(mm.group("pid")))
-            continue
-        mm = FREE.match(body)
-        if mm and r["addr"] is None:
-            r.update(access="free", addr=mm.group("addr"), task=mm.group("task"),
-                     pid=int(mm.group("pid")))
-            continue
+            if s.section != "head" or r["addr"]:
+                out += self._close(s)
+            return out
+        self._field(r, s, line, body)
+        return out
+
+    def _once(self, r: Report, key: str) -> None:
+        """A section a report prints once: seen twice, lines were mixed in."""
+        if key in r["_seen"]:
+            r["interleaved"] = True
+        r["_seen"].add(key)
+
+    def _field(self, r: Report, s: _Stream, line: str, body: str) -> None:
+        mm = ACCESS.match(body) or FREE.match(body)
+        if mm:
+            self._once(r, "access")
+            if r["addr"] is None:
+                free = mm.re is FREE
+                r.update(access="free" if free else mm.group("rw").lower(),
+                         size=0 if free else _num(r, "size", mm.group("size") or "0"),
+                         addr=mm.group("addr"), task=mm.group("task"),
+                         pid=_num(r, "pid", mm.group("pid")))
+            return
         mm = TAGS.match(body)
         if mm:
+            self._once(r, "tags")
             r["pointer_tag"], r["memory_tag"] = mm.group("ptr"), mm.group("mem")
-            continue
-        if body == "Call trace:":
-            section = "call"
-            continue
+            return
+        if body in ("Call trace:", "Call Trace:"):
+            self._once(r, "call")
+            s.section = "call"
+            return
+        if body in ("<TASK>", "</TASK>", "<IRQ>", "</IRQ>"):
+            return
         mm = TRACK.match(body)
         if mm:
-            section = "alloc" if mm.group("what") == "Allocated" else "free"
-            continue
+            s.section = "alloc" if mm.group("what") == "Allocated" else "free"
+            self._once(r, s.section)
+            return
         if body.endswith("potentially related work creation:"):
-            section = "aux"
-            continue
+            s.section = "aux"
+            return
         mm = OBJECT.match(body)
         if mm:
-            r["object"], section = mm.group("obj"), "object"
-            continue
+            self._once(r, "object")
+            r["object"], s.section = mm.group("obj"), "object"
+            return
         mm = CACHE.match(body)
         if mm:
-            r["cache"], r["object_size"] = mm.group("cache"), int(mm.group("size"))
-            continue
+            r["cache"], r["object_size"] = mm.group("cache"), _num(r, "object_size",
+                                                                   mm.group("size"))
+            return
         mm = LOCATED.match(body)
         if mm:
-            r["offset_n"], r["relation"] = int(mm.group("n")), mm.group("rel")
-            continue
+            r["offset_n"], r["relation"] = _num(r, "offset", mm.group("n")), mm.group("rel")
+            return
         mm = REGION.match(body)
         if mm:
-            r["object_size"] = r["object_size"] or int(mm.group("size"))
-            continue
+            r["object_size"] = r["object_size"] or _num(r, "object_size", mm.group("size"))
+            return
         if body == "Memory state around the buggy address:":
-            section = "memory"
-            continue
-        if section == "memory":
+            self._once(r, "memory")
+            s.section = "memory"
+            return
+        if s.section == "memory":
             mm = ROW.match(line)
             if mm:
                 row = {"addr": mm.group("addr"), "bytes": mm.group("bytes").split(),
@@ -198,21 +374,36 @@ def parse_reports(text: str, mode_hint: Optional[str] = None) -> List[Report]:
                 r["memory_state"].append(row)
                 if row["buggy"]:
                     r["buggy_row"] = row
-            continue
-        f = _frame(body)
-        if f and section in ("call", "alloc", "free"):
-            {"call": r["call_trace"], "alloc": r["alloc_stack"],
-             "free": r["free_stack"]}[section].append(f)
-    if r is not None:
-        r["truncated"] = True
-        out.append(_finish(r, mode_hint))
-    return out
+            return
+        if s.section in ("call", "alloc", "free"):
+            f = _frame(body)
+            if f:
+                {"call": r["call_trace"], "alloc": r["alloc_stack"],
+                 "free": r["free_stack"]}[s.section].append(f)
+
+    def close(self) -> List[Report]:
+        """The reports still open at the end of the input: truncated."""
+        out: List[Report] = []
+        for s in self.streams.values():
+            if s.r is not None:
+                out += self._close(s, truncated=True)
+        return out
 
 
-ALLOCATOR = re.compile(r"^(save_stack_info|kmalloc_trace|__kmalloc\w*|kmem_cache_alloc\w*|"
-                       r"kmem_cache_free|kfree|__kmem_cache_free|slab_free\w*|krealloc|"
-                       r"__do_krealloc|kmalloc_large\w*|kfree_sensitive|"
-                       r"__kasan\w*|____kasan\w*)$")
+def iter_reports(lines: Iterable[str], mode_hint: Optional[str] = None) -> Iterator[Report]:
+    """Reports as they finish, from an iterable of raw lines (streaming)."""
+    p = Parser(mode_hint)
+    for line in lines:
+        yield from p.feed(line)
+    yield from p.close()
+
+
+def parse_reports(text: str, mode_hint: Optional[str] = None) -> List[Report]:
+    """Return a list of report dicts (see FIELDS), in log order.
+
+    A report that ends early (cut log, another report starting inside it) is
+    returned with truncated=True and the fields it had."""
+    return sorted(iter_reports(split_lines(text), mode_hint), key=lambda r: r["line"])
 
 
 def first_caller(frames: List[str]) -> Optional[str]:
@@ -224,6 +415,29 @@ def first_caller(frames: List[str]) -> Optional[str]:
     return frames[-1] if frames else None
 
 
+# syzkaller's convention for titles (pkg/report's Linux KASAN formats): the
+# function is the first frame -- the BUG line's, then the call trace's -- that
+# is not KASAN, the allocator, or a mem*/str* and other helper.
+SYZ_SKIP = re.compile(r"kasan|__asan|__hwasan|__sanitizer|check_memory_region|dump_stack|"
+                      r"print_address_description|^(?:__)?(?:mem(?:cpy|cmp|set|chr|move)|"
+                      r"str(?:cmp|ncmp|cpy|lcpy|ncpy|scpy|len|nstr|nlen|chr|rchr))\b|"
+                      r"copy_(?:to|from)_user|dump_backtrace|show_stack|print_report")
+SYZ_FREE_SKIP = re.compile(r"kmem_|slab_|kfree|vunmap|vfree|free_large_kmalloc")
+
+
+def syzkaller_title(r: Report) -> str:
+    """The title syzbot would give this report."""
+    if r["access"] == "free" or re.search(r"(?:double|invalid)-free", r["bug_type"] or ""):
+        frames = ([r["location"]] if r["location"] else []) + r["call_trace"]
+        fn = next((n for n in map(_name, frames)
+                   if not SYZ_SKIP.search(n) and not SYZ_FREE_SKIP.search(n)), None)
+        return "KASAN: invalid-free in %s" % (fn or "?")
+    frames = ([r["location"]] if r["location"] else []) + r["call_trace"]
+    fn = next((n for n in map(_name, frames) if not SYZ_SKIP.search(n)), None)
+    acc = {"read": " Read", "write": " Write"}.get(r["access"], "")
+    return "KASAN: %s%s in %s" % (r["bug_type"], acc, fn or "?")
+
+
 def summary(r: Report) -> str:
     """A short human explanation of one report (the decoder's default output)."""
     lines = [r["title"]]
@@ -232,12 +446,13 @@ def summary(r: Report) -> str:
     elif r["access"]:
         lines.append("  %s of %d byte(s) at %s by %s/%s" % (
             r["access"], r["size"] or 0, r["addr"], r["task"], r["pid"]))
-    if r["mode"] == "sw_tags":
+    if r["mode"] in ("sw-tags", "hw-tags"):
+        where = "the shadow byte" if r["mode"] == "sw-tags" else "the tag in tag storage"
         lines.append("  pointer tag %s vs memory tag %s: the top byte of the pointer "
-                     "must equal the shadow byte of the granule" %
-                     (r["pointer_tag"], r["memory_tag"]))
+                     "must equal %s of the granule" % (r["pointer_tag"], r["memory_tag"], where))
         if r["memory_tag"] == "fe":
-            lines.append("  memory tag fe = KASAN_TAG_INVALID: freed object or redzone")
+            lines.append("  memory tag %s = KASAN_TAG_INVALID: freed object or redzone"
+                         % r["memory_tag"])
         elif r["pointer_tag"] == r["memory_tag"]:
             lines.append("  the tags match: not a tag mismatch, but a %s the allocator "
                          "refused (e.g. a pointer into, not to the start of, an object)"
@@ -259,6 +474,10 @@ def summary(r: Report) -> str:
     if r["buggy_row"]:
         lines.append("  shadow row " + r["buggy_row"]["addr"] + ": " +
                      " ".join(r["buggy_row"]["bytes"]))
+    for p in r["problems"]:
+        lines.append("  (unreadable field: %s)" % p)
+    if r["interleaved"]:
+        lines.append("  (lines of another report are mixed in: fields may belong to either)")
     if r["truncated"]:
         lines.append("  (report is truncated: fields after the cut are missing)")
     return "\n".join(lines)
