@@ -65,6 +65,7 @@ clean:
 
 fixtures:
 	@$(PY) -m tests.fixtures
+	@$(PY) -m tests.fixtures forms
 
 # Labs: `make lab N=1 [STEP=slab]` interactive; `make grade [N=2]` graded.
 lab:

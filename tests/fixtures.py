@@ -6,6 +6,8 @@
                                        the serial logs in gdb-scripts/tests/fixtures/
     python3 -m tests.fixtures labs     store what the last `make grade` captured
                                        for each graded step in tests/data/labs/
+    python3 -m tests.fixtures forms    from those serial logs, the input forms
+                                       kasan-decode reads (no boot): see FORMS
 
 Everything is xz-compressed, with this machine's cache and checkout paths
 replaced by <cache> and <repo>.  The tests then parse real reports and
@@ -14,7 +16,11 @@ real gdb sessions of this project's own kernels, not hand-written ones.
 
 import lzma
 import os
+import random
+import re
+import subprocess
 import sys
+import tempfile
 
 import vm
 from labs import scenarios
@@ -67,6 +73,140 @@ def store_labs():
     print("fixtures: %d files in %s" % (n, os.path.relpath(LAB_DATA, REPO)))
 
 
+# ------------------------------------------------ the forms kasan-decode reads
+
+FORMS = os.path.join(DEST, "forms")
+# Each form of gdb-scripts/tests/fixtures/forms/, and how it is made from
+# clean.log (real serial lines of the swtags log).  "dmesg" forms are the
+# real output of this machine's util-linux dmesg -F; the others follow the
+# formats named, and say so.
+FORM_DOC = {
+    "clean": "real serial lines: the swtags boot head, lab scenarios uaf, oob-right, "
+             "double-free, page-tag and the first two KUnit reports",
+    "dmesg": "util-linux `dmesg -F` of clean.log given as <3> (KERN_ERR) records",
+    "dmesg-T": "the same with -T (wall-clock times)",
+    "dmesg-x": "the same with -x (facility and level)",
+    "dmesg-iso": "the same with --time-format=iso",
+    "dmesg-color": "the same with --color=always (ANSI colour)",
+    "journalctl-k": "made here in journalctl -k's short format (date, host, 'kernel:'), "
+                    "the printk time stripped as journald does",
+    "kmsg": "made here as raw /dev/kmsg records 'level,seq,usec,flags;message' "
+            "(6.1 Documentation/ABI/testing/dev-kmsg)",
+    "serial-noise": "clean.log after a NUL run, UART garbage and a UTF-16 fragment, with "
+                    "junk bytes inside the tag lines, shadow rows and frames",
+    "two-boots": "the generic log's head and uaf scenario, then the swtags log's head "
+                 "and uaf scenario: one file, two kernels",
+    "smp-callers": "the first two KUnit reports (tasks 19 and 20), each line given its "
+                   "printk caller id [T19]/[T20], interleaved as two CPUs print",
+    "smp-no-callers": "the same interleaving without caller ids",
+}
+
+
+def _segment(lines, name):
+    """The lines of a lab scenario, begin to end."""
+    b = next(i for i, ln in enumerate(lines) if "kasan_lab: %s begin" % name in ln)
+    e = next(i for i, ln in enumerate(lines) if "kasan_lab: %s end" % name in ln)
+    return lines[b:e + 1]
+
+
+def _head(lines):
+    """The boot lines before the first report or KUnit output."""
+    return lines[:next(i for i, ln in enumerate(lines) if "KTAP" in ln or "====" in ln)]
+
+
+def _kunit_reports(lines, n):
+    """The first `n` KASAN reports (separator to separator) of a log."""
+    out, i = [], 0
+    while len(out) < n:
+        b = next(j for j in range(i, len(lines)) if lines[j].endswith("=" * 66))
+        e = next(j for j in range(b + 1, len(lines)) if lines[j].endswith("=" * 66))
+        out.append(lines[b:e + 1])
+        i = e + 1
+    return out
+
+
+def _interleave(a, b, rng):
+    """Merge two lists, each keeping its order, at random points."""
+    out, i, j = [], 0, 0
+    while i < len(a) or j < len(b):
+        if j >= len(b) or (i < len(a) and rng.random() < 0.5):
+            out.append(a[i])
+            i += 1
+        else:
+            out.append(b[j])
+            j += 1
+    return out
+
+
+def _with_caller(line, caller):
+    m = re.match(r"(\[\s*\d+\.\d+\])(.*)", line)
+    return "%s[%6s]%s" % (m.group(1), caller, m.group(2)) if m else line
+
+
+def _dmesg(records, *opts):
+    with tempfile.NamedTemporaryFile("w", suffix=".kmsg") as f:
+        f.write("".join("<3>%s\n" % ln for ln in records))
+        f.flush()
+        return subprocess.run(["dmesg", "-F", f.name, *opts], check=True,
+                              capture_output=True, text=True, env={"TZ": "UTC"}).stdout
+
+
+def _noisy(lines, rng):
+    junk = b"\x00" * 40 + bytes(rng.randrange(0x80, 0x100) for _ in range(64)) + \
+        "KT boot\n".encode("utf-16-le") + b"\n"
+    out = [junk]
+    for ln in lines:
+        raw = ln.encode()
+        if re.search(r"tag: \[|^\S+\] [ >][0-9a-f]{16}: | \w+\+0x", ln):
+            cut = rng.randrange(len(raw) // 2, len(raw))
+            if raw[cut:cut + 1] == b" ":
+                raw = raw[:cut] + b"\xff\x00\xfe" + raw[cut:]
+            else:
+                raw += b"\x1b[0m\xc3"
+        out.append(raw + b"\n")
+    return b"".join(out)
+
+
+def forms():
+    rng = random.Random(15)
+    sw = lzma.open(os.path.join(DEST, "swtags.log.xz"), "rt").read().splitlines()
+    gen = lzma.open(os.path.join(DEST, "generic.log.xz"), "rt").read().splitlines()
+    k1, k2 = _kunit_reports(sw, 2)
+    clean = _head(sw) + k1 + k2
+    for name in ("uaf", "oob-right", "double-free", "page-tag"):
+        clean += _segment(sw, name)
+    msgs = [re.sub(r"^\[\s*\d+\.\d+\] ?", "", ln) for ln in clean]
+    usec = [int(float(re.match(r"\[\s*([\d.]+)\]", ln).group(1)) * 1e6) for ln in clean]
+    out = {
+        "clean": "\n".join(clean) + "\n",
+        "dmesg": _dmesg(clean),
+        "dmesg-T": _dmesg(clean, "-T"),
+        "dmesg-x": _dmesg(clean, "-x"),
+        "dmesg-iso": _dmesg(clean, "--time-format=iso"),
+        "dmesg-color": _dmesg(clean, "--color=always"),
+        "journalctl-k": "".join("Dec 04 04:00:%02d kt-host kernel: %s\n" % (u // 10 ** 6 % 60, m)
+                                for u, m in zip(usec, msgs)),
+        "kmsg": "".join("3,%d,%d,-;%s\n" % (i, u, m)
+                        for i, (u, m) in enumerate(zip(usec, msgs))),
+        "serial-noise": _noisy(clean, rng),
+        "two-boots": "\n".join(_head(gen) + _segment(gen, "uaf") + _head(sw)
+                               + _segment(sw, "uaf")) + "\n",
+        "smp-callers": "\n".join(_interleave(
+            [_with_caller(ln, "T19") for ln in k1],
+            [_with_caller(ln, "T20") for ln in k2], rng)) + "\n",
+        "smp-no-callers": "\n".join(_interleave(k1, k2, random.Random(15))) + "\n",
+    }
+    os.makedirs(FORMS, exist_ok=True)
+    for name, text in out.items():
+        data = text if isinstance(text, bytes) else text.encode()
+        with lzma.open(os.path.join(FORMS, name + ".log.xz"), "wb", preset=9) as f:
+            f.write(data)
+    with open(os.path.join(FORMS, "README"), "w") as f:
+        f.write("The input forms kasan-decode reads (`python3 -m tests.fixtures forms`):\n\n")
+        f.writelines("%s.log.xz\n    %s\n" % (k, v) for k, v in FORM_DOC.items())
+    print("fixtures: %d forms in %s" % (len(out), os.path.relpath(FORMS, REPO)))
+
+
 def main():
     os.makedirs(DEST, exist_ok=True)
     names = ",".join(scenarios.load_expected())
@@ -88,6 +228,8 @@ if __name__ == "__main__":
     try:
         if sys.argv[1:] == ["labs"]:
             store_labs()
+        elif sys.argv[1:] == ["forms"]:
+            forms()
         else:
             main()
     except vm.KtError as e:

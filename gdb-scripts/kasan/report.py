@@ -70,6 +70,19 @@ ALLOCATOR = re.compile(r"^(save_stack_info|kmalloc_trace|__kmalloc\w*|kmem_cache
                        r"__do_krealloc|kmalloc_large\w*|kfree_sensitive|free_large_kmalloc|"
                        r"kvfree\w*|ksize|__ksize|__free_pages|free_pages|do_slab_free|"
                        r"__kasan\w*|____kasan\w*)$")
+# The order of a report's sections: a line of an earlier one after a later
+# one began is another report's line.
+RANK = {"head": 0, "gap": 0, "call": 1, "alloc": 2, "free": 3, "aux": 3, "object": 4, "memory": 5}
+# Frames that end a stack (the entry from user space, a kthread's start): a
+# frame after one, in the same stack, is another stack's.
+LAST_FRAME = re.compile(r"^(?:el0t_(?:64|32)_(?:sync|irq|error)|ret_from_fork|"
+                        r"entry_SYSCALL_64_after_hwframe|__primary_switched|"
+                        r"secondary_startup_64(?:_no_verify)?)$")
+STACK_FIRST = re.compile(r"^kasan_save_stack$")
+# The frames that print a report: at the top of its call trace, never below
+# the code that made the bad access.
+REPORTING = re.compile(r"^(?:dump_backtrace|show_stack|dump_stack\w*|print_report|"
+                       r"kasan_report\w*|print_address_description)$")
 # Reports that have no memory state to print: complete without one.
 NO_SHADOW = ("wild-memory-access", "user-memory-access", "null-ptr-deref")
 MODES = {"sw_tags": "sw-tags", "hw_tags": "hw-tags", "sw-tags": "sw-tags",
@@ -144,6 +157,7 @@ def _new(line_no: int, caller: Optional[str], boot: Optional[str]) -> Report:
     r.update(alloc_stack=[], free_stack=[], call_trace=[], memory_state=[],
              truncated=False, interleaved=False, caller=caller, problems=[], line=line_no)
     r["_boot"], r["_seen"], r["offset_n"] = boot, set(), None
+    r["_rank"], r["_ended"] = 0, False    # the section order reached; stack ended
     return r
 
 
@@ -185,8 +199,8 @@ def caller_of(location: Optional[str], frames: List[str],
 
 def _finish(r: Report, mode_hint: Optional[str]) -> Report:
     boot = r.pop("_boot")
-    r.pop("_seen")
-    r.pop("_section", None)
+    for k in ("_seen", "_section", "_rank", "_ended"):
+        r.pop(k, None)
     if r["pointer_tag"] is not None:
         r["mode"] = boot if boot in ("sw-tags", "hw-tags") else \
             (mode_hint if mode_hint in ("sw-tags", "hw-tags") else "sw-tags")
@@ -206,6 +220,11 @@ def _finish(r: Report, mode_hint: Optional[str]) -> Report:
         r["offset"] = {"inside": n, "to the right": (r["object_size"] or 0) + n,
                        "to the left": -n}[r["relation"]]
     del r["offset_n"]
+    if r["call_trace"] and r["location"] and \
+            r["location"] not in (f.partition(" ")[0] for f in r["call_trace"]):
+        # The BUG line's location is a frame of its call trace, always: a
+        # trace without it is another report's.
+        r["interleaved"] = True
     if r["addr"] is None or (r["access"] != "free" and not r["memory_state"]
                              and r["bug_type"] not in NO_SHADOW):
         r["truncated"] = True
@@ -261,6 +280,8 @@ class Parser:
     def feed(self, raw: str) -> List[Report]:
         """The reports that this line finished (usually none)."""
         self.no += 1
+        if "\x00" in raw:
+            raw = raw.replace("\x00", "")     # UTF-16 text, NUL noise
         if "KASAN" in raw or "KernelAddressSanitizer" in raw:
             m = BOOT.search(raw)
             if m:
@@ -271,6 +292,8 @@ class Parser:
         if KMSG_DICT.match(line):
             return []
         body = line.strip()
+        if not body and raw.strip() and not JUNK.sub("", ANSI.sub("", raw)).strip():
+            return []      # a line of line noise only: not the report's blank line
         s = self.streams.get(caller)
         if s is None:
             if caller is not None and caller not in self.streams and \
@@ -303,10 +326,24 @@ class Parser:
             return out
         if SEP.match(body):
             if s.section != "head" or r["addr"]:
-                out += self._close(s)
+                # Every report prints a call trace: one that ends before it
+                # is cut short (or the separator opens another report).
+                # So is one whose last section is a call trace that did not
+                # reach its first frame (the entry from user space, a kthread).
+                out += self._close(s, truncated=not r["call_trace"] or (
+                    r["_rank"] == RANK["call"] and not r["_ended"]))
             return out
         self._field(r, s, line, body)
         return out
+
+    @staticmethod
+    def _enter(r: Report, s: _Stream, section: str) -> None:
+        """Begin a section; one that comes before the current one in a
+        report's order means lines of another report are mixed in."""
+        if RANK[section] < r["_rank"]:
+            r["interleaved"] = True
+        r["_rank"], r["_ended"] = max(r["_rank"], RANK[section]), False
+        s.section = section
 
     def _once(self, r: Report, key: str) -> None:
         """A section a report prints once: seen twice, lines were mixed in."""
@@ -315,9 +352,15 @@ class Parser:
         r["_seen"].add(key)
 
     def _field(self, r: Report, s: _Stream, line: str, body: str) -> None:
+        if not body:
+            if s.section in ("call", "alloc", "free", "aux"):
+                s.section = "gap"    # a blank line ends a stack
+            return
         mm = ACCESS.match(body) or FREE.match(body)
         if mm:
             self._once(r, "access")
+            if r["_rank"]:
+                r["interleaved"] = True
             if r["addr"] is None:
                 free = mm.re is FREE
                 r.update(access="free" if free else mm.group("rw").lower(),
@@ -328,26 +371,29 @@ class Parser:
         mm = TAGS.match(body)
         if mm:
             self._once(r, "tags")
+            if r["_rank"]:
+                r["interleaved"] = True
             r["pointer_tag"], r["memory_tag"] = mm.group("ptr"), mm.group("mem")
             return
         if body in ("Call trace:", "Call Trace:"):
             self._once(r, "call")
-            s.section = "call"
+            self._enter(r, s, "call")
             return
         if body in ("<TASK>", "</TASK>", "<IRQ>", "</IRQ>"):
             return
         mm = TRACK.match(body)
         if mm:
-            s.section = "alloc" if mm.group("what") == "Allocated" else "free"
-            self._once(r, s.section)
+            self._enter(r, s, "alloc" if mm.group("what") == "Allocated" else "free")
+            self._once(r, s.section or "")
             return
         if body.endswith("potentially related work creation:"):
-            s.section = "aux"
+            self._enter(r, s, "aux")
             return
         mm = OBJECT.match(body)
         if mm:
             self._once(r, "object")
-            r["object"], s.section = mm.group("obj"), "object"
+            r["object"] = mm.group("obj")
+            self._enter(r, s, "object")
             return
         mm = CACHE.match(body)
         if mm:
@@ -364,7 +410,7 @@ class Parser:
             return
         if body == "Memory state around the buggy address:":
             self._once(r, "memory")
-            s.section = "memory"
+            self._enter(r, s, "memory")
             return
         if s.section == "memory":
             mm = ROW.match(line)
@@ -375,11 +421,24 @@ class Parser:
                 if row["buggy"]:
                     r["buggy_row"] = row
             return
+        if body == "The buggy address belongs to the variable:":
+            self._enter(r, s, "object")     # a global: its symbol+off/size follows
+            return
+        if s.section in ("head", "gap", "memory") and _frame(body):
+            r["interleaved"] = True         # a frame outside any stack
+            return
         if s.section in ("call", "alloc", "free"):
             f = _frame(body)
             if f:
-                {"call": r["call_trace"], "alloc": r["alloc_stack"],
-                 "free": r["free_stack"]}[s.section].append(f)
+                stack = {"call": r["call_trace"], "alloc": r["alloc_stack"],
+                         "free": r["free_stack"]}[s.section]
+                name = _name(f)
+                if r["_ended"] or (stack and STACK_FIRST.match(name)) or (
+                        s.section == "call" and REPORTING.match(name) and any(
+                            not KASAN_INTERNAL.match(_name(g)) for g in stack)):
+                    r["interleaved"] = True   # a frame out of its stack's order
+                r["_ended"] = r["_ended"] or bool(LAST_FRAME.match(name))
+                stack.append(f)
 
     def close(self) -> List[Report]:
         """The reports still open at the end of the input: truncated."""

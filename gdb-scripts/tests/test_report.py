@@ -185,7 +185,7 @@ def test_offsets_with_sign_and_size():
 
 def test_truncation_rule():
     base = [SEP, "BUG: KASAN: use-after-free in h+0x1/0x2",
-            "Read of size 1 at addr ffff000000000100 by task t/1"]
+            "Read of size 1 at addr ffff000000000100 by task t/1", "Call trace:", " h+0x1/0x2"]
     rows = ["Memory state around the buggy address:",
             ">ffff000000000100: fe fe fe fe fe fe fe fe fe fe fe fe fe fe fe fe",
             "                    ^"]
@@ -193,8 +193,14 @@ def test_truncation_rule():
     assert report.parse_reports("\n".join(base + [SEP]))[0]["truncated"]
     assert report.parse_reports("\n".join(base + rows))[0]["truncated"]    # no end separator
     free = [SEP, "BUG: KASAN: double-free in k+0x1/0x2",
-            "Free of addr ffff000000000100 by task t/1", SEP]
+            "Free of addr ffff000000000100 by task t/1", "Call trace:", " k+0x1/0x2",
+            " el0t_64_sync+0x148/0x14c", SEP]
     assert not report.parse_reports("\n".join(free))[0]["truncated"]
+    # every report prints a call trace: one that ends before it is cut short
+    no_trace = free[:3] + free[-1:]
+    assert report.parse_reports("\n".join(no_trace))[0]["truncated"]
+    # and a call trace that stops before the entry frame is cut short too
+    assert report.parse_reports("\n".join(free[:-2] + free[-1:]))[0]["truncated"]
     r = report.parse_reports("\n".join(base + rows + [SEP]))[0]
     assert r["buggy_row"]["addr"] == "ffff000000000100" and len(r["memory_state"]) == 1
 

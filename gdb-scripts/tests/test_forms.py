@@ -1,0 +1,101 @@
+"""kasan-decode on every input form of fixtures/forms/ (see its README):
+each form gives the reports of clean.log, field for field."""
+import lzma
+import os
+import subprocess
+import sys
+
+import pytest
+
+from kasan import report
+
+FORMS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures", "forms")
+DECODE = os.path.join(os.path.dirname(FORMS), "..", "..", "kasan", "decode.py")
+SAME_AS_CLEAN = ("dmesg", "dmesg-T", "dmesg-x", "dmesg-iso", "dmesg-color",
+                 "journalctl-k", "kmsg", "serial-noise")
+# Not part of what a report says: where it is in the file, who printed it.
+WHERE = ("line", "caller")
+
+
+def form(name):
+    path = os.path.join(FORMS, name + ".log.xz")
+    if not os.path.exists(path):
+        pytest.fail("missing fixture %s: run `make fixtures`" % path)
+    with lzma.open(path, "rb") as f:
+        return f.read()
+
+
+def decode(data):
+    return report.parse_reports(data.decode("utf-8", errors="replace"))
+
+
+def fields(r):
+    return {k: v for k, v in r.items() if k not in WHERE}
+
+
+@pytest.fixture(scope="module")
+def clean():
+    return decode(form("clean"))
+
+
+def test_clean_values(clean):
+    """The fields themselves, read off the log by hand once."""
+    assert [r["bug_type"] for r in clean] == [
+        "slab-out-of-bounds", "invalid-access", "use-after-free", "invalid-access",
+        "double-free", "invalid-access"]
+    first = clean[0]
+    assert (first["access"], first["size"], first["addr"]) == ("write", 1, "19ffff8000b84870")
+    assert (first["function"], first["task"], first["pid"]) == (
+        "kmalloc_oob_right", "kunit_try_catch", 19)
+    assert (first["mode"], first["truncated"], first["interleaved"]) == ("sw-tags", False, False)
+    uaf = clean[2]
+    assert (uaf["pointer_tag"], uaf["memory_tag"], uaf["module"]) == ("cd", "fe", "kasan_lab")
+    assert uaf["call_trace"][7] == "lab_uaf+0x138/0x144 [kasan_lab]"
+    assert uaf["buggy_row"]["addr"] == "ffffff8000b92000"   # the row of 16 granules
+    assert all(not r["problems"] for r in clean)
+
+
+@pytest.mark.parametrize("name", SAME_AS_CLEAN)
+def test_form_gives_the_clean_reports(clean, name):
+    got = decode(form(name))
+    assert [fields(r) for r in got] == [fields(r) for r in clean]
+
+
+@pytest.mark.parametrize("name", ("dmesg-color", "serial-noise", "kmsg"))
+def test_cli_reads_the_form(name, tmp_path):
+    path = tmp_path / (name + ".log")
+    path.write_bytes(form(name))
+    p = subprocess.run([sys.executable, DECODE, "--json", str(path)], capture_output=True,
+                       env=dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(DECODE))))
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.count(b"\n") == 6
+
+
+def test_two_boots_give_each_report_its_kernels_mode():
+    got = decode(form("two-boots"))
+    assert [(r["mode"], r["bug_type"], r["function"]) for r in got] == [
+        ("generic", "use-after-free", "lab_uaf"), ("sw-tags", "use-after-free", "lab_uaf")]
+    assert got[0]["pointer_tag"] is None and got[1]["pointer_tag"] == "cd"
+
+
+def test_caller_ids_demultiplex_two_cpus(clean):
+    got = decode(form("smp-callers"))
+    assert [r["caller"] for r in got] == ["T19", "T20"]
+    assert [fields(r) for r in got] == [fields(r) for r in clean[:2]]
+
+
+def test_without_caller_ids_a_mix_is_flagged_not_invented(clean):
+    originals = [fields(r) for r in clean[:2]]
+    got = decode(form("smp-no-callers"))
+    assert got, "the reports are not dropped"
+    for r in got:
+        assert r["interleaved"] or fields(r) in originals
+    assert any(r["interleaved"] for r in got)
+
+
+def test_no_false_flags_on_the_real_logs(swtags_log, generic_log):
+    """The checks for mixed and cut reports flag none of 431 clean ones."""
+    for log, n in ((swtags_log, 342), (generic_log, 89)):
+        reps = report.parse_reports(log)
+        assert len(reps) == n
+        assert [r["line"] for r in reps if r["truncated"] or r["interleaved"]] == []
