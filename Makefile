@@ -23,7 +23,7 @@ TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py \
 	Documentation/tools/pictures.py Documentation/tools/provenance.py
 
 .PHONY: all deps doctor kernel boot run shell qemu-gdb gdb lab grade handout \
-	transcripts site check lint mutation bench bench-setup fixtures clean
+	transcripts site check lint mutation bench bench-setup bench-decode fixtures clean
 
 all: deps kernel transcripts site
 
@@ -97,6 +97,10 @@ bench:
 
 bench-setup:
 	@$(PY) -m bench.pipeline_times
+
+# kasan-decode vs scripts/decode_stacktrace.sh, and a 250 MiB log streamed
+bench-decode:
+	@$(PY) -m bench.decode
 
 # Do the offline tests notice a change of meaning?  (seeded, time-bounded;
 # not part of make check: about 10 minutes on 2 cores)

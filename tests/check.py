@@ -120,6 +120,42 @@ def check_variant(variant, mode):
         record("scenario %s on %s" % (name, variant), not errs, "; ".join(errs))
 
 
+def check_decode():
+    """kasan-decode --vmlinux on part of this run's swtags log: the same
+    file:line as the tree's scripts/decode_stacktrace.sh for every frame of
+    vmlinux that both resolve, and the lab module's frame on its source line."""
+    from bench import decode as bdecode
+    from tests.fixtures import _segment
+    log = os.path.join(OUT, "swtags.log")
+    bdir = vm.build_dir("swtags")
+    if not os.path.exists(log):
+        record("decode: vs decode_stacktrace.sh", False, "no %s (swtags did not boot)" % log)
+        return
+    lines = open(log, errors="replace").read().splitlines()
+    part = os.path.join(OUT, "decode-part.log")
+    with open(part, "w") as f:
+        # the KUnit cases up to one ending near line 1200, whole
+        end = max(i for i, ln in enumerate(lines[:1200]) if re.search(r"\bok \d+ ", ln))
+        f.write("\n".join(lines[:end + 1] + _segment(lines, "uaf")) + "\n")
+    t0 = time.time()
+    try:
+        _, _, script_out = bdecode.run_timed(bdecode.script_cmd(bdir, part), part)
+        _, _, ours = bdecode.run_timed(bdecode.ours_cmd(bdir, part))
+    except (vm.KtError, OSError) as e:
+        record("decode: vs decode_stacktrace.sh", False, str(e), time.time() - t0)
+        return
+    n, bad = bdecode.compare(open(part).read().splitlines(), script_out, ours)
+    record("decode: same file:line as decode_stacktrace.sh", n >= 50 and not bad,
+           "%d frames compared, %d differ" % (n, len(bad)), time.time() - t0, bad[:5])
+    frames = [f for ln in ours.splitlines() for f in json.loads(ln)["call_trace"]
+              if json.loads(ln)["function"] == "lab_uaf" and f.startswith("lab_uaf+")]
+    m = re.fullmatch(r"(\S+) \[kasan_lab\] kasan_lab\.c:(\d+)", frames[0] if frames else "")
+    src = open(os.path.join(REPO, "labs", "module", "kasan_lab.c")).read().splitlines()
+    line = src[int(m.group(2)) - 1].strip() if m and int(m.group(2)) <= len(src) else ""
+    record("decode: the module frame of uaf is its bad read", "READ_ONCE(p[0])" in line,
+           "%s -> %s" % (m.group(1), line) if m else "no symbolized lab_uaf frame: %s" % frames)
+
+
 def check_gdb_live():
     """kasan-tag/-shadow/-report in a live VM agree with the report it printed."""
     from kasan import report as kreport
@@ -355,6 +391,7 @@ def main():
     check_variant("swtags", "sw_tags")
     check_variant("generic", "generic")
     check_variant("none", None)
+    check_decode()
     check_gdb_live()
     check_shell()
     check_cleanup()

@@ -19,8 +19,11 @@ against syzbot's): "KASAN: TYPE Read|Write in FUNC", frees as
 KASAN, the allocator or a mem*/str* helper, without .isra/.constprop.
 
 --vmlinux adds file:line to each frame, with one llvm-symbolizer (or
-addr2line) for the whole log; --modules DIR (default: the directory of
-vmlinux) is searched for NAME.ko to symbolize "[NAME]" frames.
+addr2line) for the whole log, as the tree's scripts/decode_stacktrace.sh
+prints them: the address as printed, then the inline chain, innermost
+first ("mm/kasan/report.c:317 mm/kasan/report.c:420").  --modules DIR
+(default: the directory of vmlinux) is searched for NAME.ko to symbolize
+"[NAME]" frames; a module's files are named relative to its directory.
 
 Exit status:
   0  every report decoded
@@ -117,6 +120,17 @@ def relative(loc: str) -> str:
     return re.sub(r"^(.*:\d+):\d+$", r"\1", loc)
 
 
+def chain(block: List[str], obj: str) -> Optional[str]:
+    """A symbolizer's answer for one address -- (function, file:line) pairs,
+    innermost inlined function first -- as decode_stacktrace.sh prints it:
+    the file:line of each, space-separated; None if it knows nothing.  A
+    module's own files are named relative to its directory."""
+    base = os.path.dirname(os.path.abspath(obj)) + "/"
+    locs = [relative(loc[len(base):] if loc.startswith(base) else loc)
+            for loc in block[1::2] if not loc.startswith("??")]
+    return " ".join(locs) or None
+
+
 class Symbolizer:
     """One symbolizer process for a whole log, and one symbol table per
     object, read once: "sym+off/size [mod]" frames become "... file:line"."""
@@ -186,13 +200,12 @@ class Symbolizer:
             return None
         size = int(m.group("size"), 16)
         start = next((a for a, s in cands if s == size), cands[0][0])
-        off = int(m.group("off"), 16)
-        # a return address points after the call: ask for the call itself
-        return obj, start + off - 1 if off else start
+        # The address as printed, as scripts/decode_stacktrace.sh asks for it.
+        return obj, start + int(m.group("off"), 16)
 
     def _ask_llvm(self, queries: List[Tuple[str, int]]) -> List[Optional[str]]:
         if self.proc is None:
-            self.proc = subprocess.Popen([self.tool, "--inlining=false"], stdin=subprocess.PIPE,
+            self.proc = subprocess.Popen([self.tool, "--inlining"], stdin=subprocess.PIPE,
                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                          text=True, bufsize=1)
         assert self.proc.stdin is not None and self.proc.stdout is not None
@@ -207,8 +220,7 @@ class Symbolizer:
                 if not line or not line.strip():
                     break
                 block.append(line.strip())
-            loc = block[1] if len(block) > 1 else "??"
-            out.append(None if loc.startswith("??") else relative(loc))
+            out.append(chain(block, obj))
         return out
 
     def _ask_addr2line(self, queries: List[Tuple[str, int]]) -> List[Optional[str]]:
@@ -218,16 +230,14 @@ class Symbolizer:
             by_obj.setdefault(obj, []).append(i)
         for obj, idx in by_obj.items():
             addrs = ["0x%x" % queries[i][1] for i in idx]
-            res = subprocess.run([self.tool, "-a", "-f", "-e", obj] + addrs,
+            res = subprocess.run([self.tool, "-a", "-f", "-i", "-e", obj] + addrs,
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                  text=True, timeout=300).stdout
             # -a starts each address's answer with the address itself, so a
             # missing answer can never shift the next one onto this frame
             blocks = re.split(r"^0x[0-9a-f]+\n", res, flags=re.M)[1:]
             for i, b in zip(idx, blocks):
-                lines = b.splitlines()
-                loc = lines[1] if len(lines) > 1 else "??"
-                out[i] = None if loc.startswith("??") else relative(loc)
+                out[i] = chain(b.splitlines(), obj)
         return out
 
     def frames(self, frames: List[str]) -> List[str]:

@@ -79,6 +79,8 @@ LAST_FRAME = re.compile(r"^(?:el0t_(?:64|32)_(?:sync|irq|error)|ret_from_fork|"
                         r"entry_SYSCALL_64_after_hwframe|__primary_switched|"
                         r"secondary_startup_64(?:_no_verify)?)$")
 STACK_FIRST = re.compile(r"^kasan_save_stack$")
+STACKS = {"call": "call_trace", "alloc": "alloc_stack", "free": "free_stack"}
+NESTED_FIRST = "-WIUkO"   # the first characters of NESTED_START's lines
 # The frames that print a report: at the top of its call trace, never below
 # the code that made the bad access.
 REPORTING = re.compile(r"^(?:dump_backtrace|show_stack|dump_stack\w*|print_report|"
@@ -135,11 +137,11 @@ class ReportError(Exception):
 
 def clean_line(raw: str) -> Tuple[Optional[str], str]:
     """(printk caller id or None, the message) of one raw log line."""
-    line = raw.rstrip("\r\n")
+    line = raw.rstrip()
     if not line.isascii() or not line.isprintable():
-        line = JUNK.sub("", ANSI.sub("", line))
-    line = line.rstrip()
-    line = OUTER.sub("", line, count=1)
+        line = JUNK.sub("", ANSI.sub("", line)).rstrip()
+    if line[:1] != "[" or line[1:2] not in " 0123456789":   # not "[  12.345678]"
+        line = OUTER.sub("", line, count=1)
     m = PREFIX.match(line)
     return (m.group("caller") if m else None), line[m.end():] if m else line
 
@@ -157,7 +159,9 @@ def _new(line_no: int, caller: Optional[str], boot: Optional[str]) -> Report:
     r.update(alloc_stack=[], free_stack=[], call_trace=[], memory_state=[],
              truncated=False, interleaved=False, caller=caller, problems=[], line=line_no)
     r["_boot"], r["_seen"], r["offset_n"] = boot, set(), None
-    r["_rank"], r["_ended"] = 0, False    # the section order reached; stack ended
+    # the section order reached; the stack ended; the call trace is past
+    # the reporting code
+    r["_rank"], r["_ended"], r["_past"] = 0, False, False
     return r
 
 
@@ -178,9 +182,12 @@ def _num(r: Report, field: str, digits: Optional[str]) -> Optional[int]:
     return int(digits)
 
 
+SUFFIX = re.compile(r"\.(?:isra|constprop|part|cold|llvm)(?:\.\d+)*$")
+
+
 def _name(frame: str) -> str:
-    return re.sub(r"\.(?:isra|constprop|part|cold|llvm)(?:\.\d+)*$", "",
-                  frame.partition("+")[0].partition(" ")[0])
+    name = frame.partition("+")[0].partition(" ")[0]
+    return SUFFIX.sub("", name) if "." in name else name
 
 
 def caller_of(location: Optional[str], frames: List[str],
@@ -199,7 +206,7 @@ def caller_of(location: Optional[str], frames: List[str],
 
 def _finish(r: Report, mode_hint: Optional[str]) -> Report:
     boot = r.pop("_boot")
-    for k in ("_seen", "_section", "_rank", "_ended"):
+    for k in ("_seen", "_section", "_rank", "_ended", "_past"):
         r.pop(k, None)
     if r["pointer_tag"] is not None:
         r["mode"] = boot if boot in ("sw-tags", "hw-tags") else \
@@ -256,6 +263,7 @@ class Parser:
         self.boot: Optional[str] = None
         self.streams: Dict[Optional[str], _Stream] = {}
         self.no = 0
+        self.open = False     # is any report being read?
 
     def _close(self, s: _Stream, truncated: bool = False) -> List[Report]:
         """Finish the stream's report.  A report that another one's BUG line
@@ -286,10 +294,10 @@ class Parser:
             m = BOOT.search(raw)
             if m:
                 self.boot = MODES.get(m.group("m"), m.group("m"))
-        elif not self.streams or all(s.r is None for s in self.streams.values()):
+        elif not self.open:
             return []      # the fast path: outside a report, a line without KASAN
         caller, line = clean_line(raw)
-        if KMSG_DICT.match(line):
+        if line[:1] == " " and KMSG_DICT.match(line):
             return []
         body = line.strip()
         if not body and raw.strip() and not JUNK.sub("", ANSI.sub("", raw)).strip():
@@ -313,6 +321,7 @@ class Parser:
             s.r["bug_type"] = m.group("type")
             s.r["location"], s.r["module"] = m.group("loc"), m.group("mod")
             s.section, s.nested = "head", False
+            self.open = True
             return out
         r = s.r
         if r is None:
@@ -321,10 +330,13 @@ class Parser:
             if NESTED_END.match(body):
                 s.nested = False
             return out
-        if NESTED_START.match(body):
+        if s.section in STACKS and "+0x" in body:
+            self._frame_line(r, s, body)
+            return out
+        if body[:1] in NESTED_FIRST and NESTED_START.match(body):
             s.nested = True
             return out
-        if SEP.match(body):
+        if body[:1] == "=" and SEP.match(body):
             if s.section != "head" or r["addr"]:
                 # Every report prints a call trace: one that ends before it
                 # is cut short (or the separator opens another report).
@@ -332,6 +344,7 @@ class Parser:
                 # reach its first frame (the entry from user space, a kthread).
                 out += self._close(s, truncated=not r["call_trace"] or (
                     r["_rank"] == RANK["call"] and not r["_ended"]))
+                self.open = any(x.r is not None for x in self.streams.values())
             return out
         self._field(r, s, line, body)
         return out
@@ -427,18 +440,22 @@ class Parser:
         if s.section in ("head", "gap", "memory") and _frame(body):
             r["interleaved"] = True         # a frame outside any stack
             return
-        if s.section in ("call", "alloc", "free"):
-            f = _frame(body)
-            if f:
-                stack = {"call": r["call_trace"], "alloc": r["alloc_stack"],
-                         "free": r["free_stack"]}[s.section]
-                name = _name(f)
-                if r["_ended"] or (stack and STACK_FIRST.match(name)) or (
-                        s.section == "call" and REPORTING.match(name) and any(
-                            not KASAN_INTERNAL.match(_name(g)) for g in stack)):
-                    r["interleaved"] = True   # a frame out of its stack's order
-                r["_ended"] = r["_ended"] or bool(LAST_FRAME.match(name))
-                stack.append(f)
+
+    @staticmethod
+    def _frame_line(r: Report, s: _Stream, body: str) -> None:
+        """A line of a stack: its frame, and whether it is in order."""
+        f = _frame(body)
+        if not f:
+            return
+        stack = r[STACKS[s.section]]
+        name = _name(f)
+        if r["_ended"] or (stack and STACK_FIRST.match(name)) or (
+                s.section == "call" and r["_past"] and REPORTING.match(name)):
+            r["interleaved"] = True   # a frame out of its stack's order
+        if s.section == "call" and not KASAN_INTERNAL.match(name):
+            r["_past"] = True         # below the reporting code now
+        r["_ended"] = r["_ended"] or bool(LAST_FRAME.match(name))
+        stack.append(f)
 
     def close(self) -> List[Report]:
         """The reports still open at the end of the input: truncated."""
