@@ -447,7 +447,7 @@ class Parser:
         f = _frame(body)
         if not f:
             return
-        stack = r[STACKS[s.section]]
+        stack = r[STACKS[s.section or "call"]]
         name = _name(f)
         if r["_ended"] or (stack and STACK_FIRST.match(name)) or (
                 s.section == "call" and r["_past"] and REPORTING.match(name)):
