@@ -2,12 +2,15 @@
 """`make fixtures`: capture the logs the offline tests read.
 
     python3 -m tests.fixtures          boot swtags and generic once each (KASAN
-                                       KUnit suite + every lab scenario) and store
-                                       the serial logs in gdb-scripts/tests/fixtures/
+                                       KUnit suite + every lab scenario) and
+                                       x86-generic (the suite), and store the
+                                       serial logs in gdb-scripts/tests/fixtures/
     python3 -m tests.fixtures labs     store what the last `make grade` captured
                                        for each graded step in tests/data/labs/
     python3 -m tests.fixtures forms    from those serial logs, the input forms
                                        kasan-decode reads (no boot): see FORMS
+    python3 -m tests.fixtures boot V   only variant V's log (e.g. x86-generic,
+                                       the x86_64 generic-KASAN KUnit log)
 
 Everything is xz-compressed, with this machine's cache and checkout paths
 replaced by <cache> and <repo>.  The tests then parse real reports and
@@ -207,12 +210,19 @@ def forms():
     print("fixtures: %d forms in %s" % (len(out), os.path.relpath(FORMS, REPO)))
 
 
-def main():
+# (variant, what its boot runs): the arm64 kernels run the KASAN KUnit suite
+# and every lab scenario; x86-generic (no lab module there) the suite only.
+BOOTS = (("swtags", True), ("generic", True), ("x86-generic", False))
+
+
+def main(only=None):
     os.makedirs(DEST, exist_ok=True)
     names = ",".join(scenarios.load_expected())
-    for variant in ("swtags", "generic"):
+    for variant, labs in BOOTS:
+        if only and variant != only:
+            continue
         bdir = vm.build_kernel(variant)
-        b = vm.boot(bdir, vm.scenario_cmdline(names), 300)
+        b = vm.boot(bdir, vm.scenario_cmdline(names if labs else ""), 900)
         if not b.ok:
             print(b.tail())
             raise vm.KtError("%s boot failed (%s)" % (variant, b.status))
@@ -230,6 +240,8 @@ if __name__ == "__main__":
             store_labs()
         elif sys.argv[1:] == ["forms"]:
             forms()
+        elif sys.argv[1:2] == ["boot"] and len(sys.argv) == 3:
+            main(sys.argv[2])
         else:
             main()
     except vm.KtError as e:

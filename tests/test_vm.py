@@ -70,6 +70,15 @@ def test_cache_root_override(monkeypatch, tmp_path):
     assert cache.cache_root() == os.path.join(str(tmp_path), "kasan-tags")
 
 
+def test_arch_directive(configs):
+    (configs / "x.config").write_text("# kt-arch: x86_64\n")
+    assert variant.arch_of("x").kbuild == "x86_64"
+    assert os.path.basename(variant.resolve_variant("x")[0][0]) == "base-x86_64.config"
+    (configs / "y.config").write_text("# kt-arch: mips\n")
+    with pytest.raises(vm.KtError, match="unknown arch 'mips'"):
+        variant.arch_of("y")
+
+
 def test_missing_include_named(configs):
     (configs / "y.config").write_text("# kt-include: nope.config\n")
     with pytest.raises(vm.KtError, match="includes missing nope.config"):
@@ -79,5 +88,5 @@ def test_missing_include_named(configs):
 def test_every_variant_resolves():
     for v in variant.variants():
         frags, patches = variant.resolve_variant(v)
-        assert os.path.basename(frags[0]) == "base.config"
+        assert os.path.basename(frags[0]) == variant.arch_of(v).base
         assert all(os.path.exists(p) for p in patches)

@@ -9,21 +9,22 @@ from typing import List
 
 from vm import cache
 from vm.base import REPO, VM, KtError, run
-from vm.kbuild import kernel_info, kt_dir, module_dir
+from vm.kbuild import arch, kernel_info, kt_dir, module_dir
 
 BUSYBOX_APPLETS = ("sh", "ls", "cat", "echo", "poweroff", "mount", "dmesg", "grep",
                    "head", "tail", "free", "ps", "vi", "less", "hexdump")
 
 
 def build_prog(bdir: str, name: str) -> str:
-    """vm/init/NAME.c -> a static aarch64 program against the tree's nolibc."""
+    """vm/init/NAME.c -> a static program for the kernel's arch against the
+    tree's nolibc."""
     src = kernel_info(bdir)["src"]
     out = kt_dir(bdir, name)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     cfile = os.path.join(VM, "init", name + ".c")
     if os.path.exists(out) and os.path.getmtime(out) >= os.path.getmtime(cfile):
         return out
-    run(["clang", "--target=aarch64-linux-gnu", "-fuse-ld=lld", "-Os", "-Wall",
+    run(["clang", "--target=" + arch(bdir).clang_target, "-fuse-ld=lld", "-Os", "-Wall",
          "-Werror", "-static", "-nostdlib", "-ffreestanding", "-fno-stack-protector",
          "-fno-asynchronous-unwind-tables", "-include",
          os.path.join(src, "tools/include/nolibc/nolibc.h"),
@@ -39,7 +40,7 @@ def build_init(bdir: str) -> str:
 def build_module(bdir: str) -> List[str]:
     """Out-of-tree lab module(s) from labs/module, built in the build dir."""
     srcdir = os.path.join(REPO, "labs", "module")
-    if not os.path.isdir(srcdir):
+    if not os.path.isdir(srcdir) or not arch(bdir).lab_module:
         return []
     mdir = module_dir(bdir)
     os.makedirs(mdir, exist_ok=True)

@@ -17,13 +17,13 @@ from typing import Any, Dict
 
 from vm import cache
 from vm.base import REPO, KtError, Lock, log, run, sha256_text
-from vm.variant import config_mismatches, fragment_options, resolve_variant
+from vm.variant import Arch, arch_of, config_mismatches, fragment_options, resolve_variant
 
 # Bump when the build recipe below changes in a way that changes outputs.
 RECIPE = "3"
-# What a complete build dir holds; a stamp without them is a stale cache.
-OUTPUTS = ("arch/arm64/boot/Image", "vmlinux", "vmlinux-gdb.py", "Module.symvers",
-           "usr/gen_init_cpio")
+# What a complete build dir holds (and the arch's image); a stamp without
+# them is a stale cache.
+OUTPUTS = ("vmlinux", "vmlinux-gdb.py", "Module.symvers", "usr/gen_init_cpio")
 
 
 def toolchain_id() -> str:
@@ -48,8 +48,12 @@ def vmlinux(bdir: str) -> str:
     return os.path.join(bdir, "vmlinux")
 
 
+def arch(bdir: str) -> Arch:
+    return arch_of(kernel_info(bdir)["variant"])
+
+
 def image(bdir: str) -> str:
-    return os.path.join(bdir, "arch/arm64/boot/Image")
+    return os.path.join(bdir, arch(bdir).image)
 
 
 def tree_suffix() -> str:
@@ -71,9 +75,9 @@ def module_dir(bdir: str) -> str:
     return kt_dir(bdir, "module")
 
 
-def kmake(src: str, bdir: str, *targets: str, logfile: str = "") -> None:
+def kmake(src: str, bdir: str, *targets: str, logfile: str = "", kbuild: str = "arm64") -> None:
     jobs = os.environ.get("KASAN_TAGS_JOBS") or str(os.cpu_count() or 2)
-    run(["make", "-C", src, "O=" + bdir, "ARCH=arm64", "LLVM=1", "-j" + jobs]
+    run(["make", "-C", src, "O=" + bdir, "ARCH=" + kbuild, "LLVM=1", "-j" + jobs]
         + list(targets), logfile=logfile or None)
 
 
@@ -81,11 +85,12 @@ def build_kernel(variant: str) -> str:
     """Build (or reuse) the kernel of `variant`; return its build dir."""
     cache.preflight()
     frags, patches = resolve_variant(variant)
+    a = arch_of(variant)
     bdir = build_dir(variant)
     stamp = os.path.join(bdir, ".kt-complete")
     with Lock(bdir + ".lock"):
         if os.path.exists(stamp):
-            for out in OUTPUTS:
+            for out in OUTPUTS + (a.image,):
                 if not os.path.exists(os.path.join(bdir, out)):
                     raise KtError("stale cache: %s lacks %s; delete that dir"
                                   % (bdir, out))
@@ -96,10 +101,10 @@ def build_kernel(variant: str) -> str:
         blog = os.path.join(bdir, "kt-build.log")
         t0 = time.time()
         log("building %s kernel in %s (log: %s)" % (variant, bdir, blog))
-        kmake(src, bdir, "tinyconfig", logfile=blog)
+        kmake(src, bdir, "tinyconfig", logfile=blog, kbuild=a.kbuild)
         run([os.path.join(src, "scripts/kconfig/merge_config.sh"), "-m", "-O", bdir,
              os.path.join(bdir, ".config")] + frags, logfile=blog)
-        kmake(src, bdir, "olddefconfig", logfile=blog)
+        kmake(src, bdir, "olddefconfig", logfile=blog, kbuild=a.kbuild)
         bad = config_mismatches(fragment_options(frags),
                                 open(os.path.join(bdir, ".config")).read())
         if bad:
@@ -107,8 +112,8 @@ def build_kernel(variant: str) -> str:
             raise KtError("config option %s=%s did not take effect (got %s)%s"
                           % (k, v, got, "; and %d more" % (len(bad) - 1)
                              if len(bad) > 1 else ""))
-        kmake(src, bdir, "Image", "vmlinux", "scripts_gdb", "modules_prepare",
-              "modules", "headers_install", logfile=blog)
+        kmake(src, bdir, a.image_target, "vmlinux", "scripts_gdb", "modules_prepare",
+              "modules", "headers_install", logfile=blog, kbuild=a.kbuild)
         with open(os.path.join(bdir, "kt-variant.json"), "w") as f:
             json.dump({"variant": variant, "src": src, "fragments":
                        [os.path.relpath(x, REPO) for x in frags],

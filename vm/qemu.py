@@ -35,10 +35,13 @@ class QemuParams:
     mem: str = "512M"
     # Debian's QEMU lacks efi-virtio.rom: no NIC, or QEMU exits at once.
     extra: Tuple[str, ...] = ("-nic", "none")
+    binary: str = "qemu-system-aarch64"
+    console: str = "ttyAMA0"      # the serial console's name in this machine
 
     def argv(self, kernel: str, initrd: str, cmdline: str, gdb_port: Optional[int] = None,
              interactive: bool = False) -> List[str]:
-        cmd = ["qemu-system-aarch64", "-M", self.machine, "-cpu", self.cpu, "-m", self.mem,
+        cmdline = cmdline.replace("console=ttyAMA0", "console=" + self.console)
+        cmd = [self.binary, "-M", self.machine, "-cpu", self.cpu, "-m", self.mem,
                "-nographic", "-no-reboot", *self.extra,
                "-kernel", kernel, "-initrd", initrd, "-append", cmdline]
         if not interactive:
@@ -57,6 +60,8 @@ MACHINES: Dict[str, QemuParams] = {
     # For `make bench`: -icount shift=0 advances the guest clock by 1 ns per
     # executed instruction, so guest-timed figures become instruction counts.
     "virt-icount": QemuParams("virt-icount", extra=("-nic", "none", "-icount", "shift=0")),
+    # x86_64 (kasan-decode's x86 fixture): the PC's first UART
+    "pc": QemuParams("pc", machine="pc", binary="qemu-system-x86_64", console="ttyS0"),
 }
 
 

@@ -6,12 +6,50 @@ kernel patch the variant applies.  Pure functions over those files."""
 
 import os
 import re
+from dataclasses import dataclass
 from typing import Dict, List, Tuple
 
 from vm.base import REPO, VM, KtError
 
 CONFIGS = os.path.join(VM, "configs")
 DEFAULT_VARIANT = "swtags"
+
+
+@dataclass(frozen=True)
+class Arch:
+    """What a target architecture changes in the pipeline (`# kt-arch: NAME`
+    in a variant; arm64 by default)."""
+    kbuild: str          # make ARCH=
+    base: str            # the base fragment in fragments/
+    image: str           # the boot image in the build dir
+    image_target: str    # its make target
+    clang_target: str    # the init's --target
+    lab_module: bool     # labs/module is built and loaded (arm64 only)
+
+
+ARCHES = {
+    "arm64": Arch("arm64", "base.config", "arch/arm64/boot/Image", "Image",
+                  "aarch64-linux-gnu", True),
+    # x86_64 kernels serve kasan-decode's x86 fixture (make fixtures) only
+    "x86_64": Arch("x86_64", "base-x86_64.config", "arch/x86/boot/bzImage", "bzImage",
+                   "x86_64-linux-gnu", False),
+}
+
+
+def directive(variant: str, name: str, default: str) -> str:
+    """The value of `# kt-NAME: VALUE` in the variant's own file."""
+    for line in open(os.path.join(CONFIGS, variant + ".config")):
+        m = re.match(r"#\s*kt-%s:\s*(\S+)" % name, line)
+        if m:
+            return m.group(1)
+    return default
+
+
+def arch_of(variant: str) -> Arch:
+    name = directive(variant, "arch", "arm64")
+    if name not in ARCHES:
+        raise KtError("%s: unknown arch %r (known: %s)" % (variant, name, ", ".join(ARCHES)))
+    return ARCHES[name]
 
 
 def variants() -> List[str]:
@@ -23,7 +61,7 @@ def resolve_variant(name: str) -> Tuple[List[str], List[str]]:
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", name or "") or \
             not os.path.exists(os.path.join(CONFIGS, name + ".config")):
         raise KtError("unknown variant %r; known: %s" % (name, ", ".join(variants())))
-    frags = [os.path.join(CONFIGS, "fragments", "base.config")]
+    frags = [os.path.join(CONFIGS, "fragments", arch_of(name).base)]
     patches: List[str] = []
 
     def visit(path: str) -> None:

@@ -74,11 +74,11 @@ ALLOCATOR = re.compile(r"^(save_stack_info|kmalloc_trace|__kmalloc\w*|kmem_cache
 # one began is another report's line.
 RANK = {"head": 0, "gap": 0, "call": 1, "alloc": 2, "free": 3, "aux": 3, "object": 4, "memory": 5}
 # Frames that end a stack (the entry from user space, a kthread's start): a
-# frame after one, in the same stack, is another stack's.
+# frame after one, in the same stack, is another stack's; so is a second
+# kasan_save_stack, the first frame of an alloc or free stack.
 LAST_FRAME = re.compile(r"^(?:el0t_(?:64|32)_(?:sync|irq|error)|ret_from_fork|"
                         r"entry_SYSCALL_64_after_hwframe|__primary_switched|"
                         r"secondary_startup_64(?:_no_verify)?)$")
-STACK_FIRST = re.compile(r"^kasan_save_stack$")
 STACKS = {"call": "call_trace", "alloc": "alloc_stack", "free": "free_stack"}
 NESTED_FIRST = "-WIUkO"   # the first characters of NESTED_START's lines
 # The frames that print a report: at the top of its call trace, never below
@@ -290,7 +290,8 @@ class Parser:
         self.no += 1
         if "\x00" in raw:
             raw = raw.replace("\x00", "")     # UTF-16 text, NUL noise
-        if "KASAN" in raw or "KernelAddressSanitizer" in raw:
+        kasan = "KASAN" in raw
+        if kasan or "KernelAddressSanitizer" in raw:
             m = BOOT.search(raw)
             if m:
                 self.boot = MODES.get(m.group("m"), m.group("m"))
@@ -310,7 +311,7 @@ class Parser:
             else:
                 s = self.streams.setdefault(caller, _Stream())
         out: List[Report] = []
-        m = BUG.search(line)
+        m = BUG.search(line) if kasan else None
         if m and body.startswith("BUG: KASAN:"):
             if s.r is not None:
                 if s.cut is not None:
@@ -449,12 +450,14 @@ class Parser:
             return
         stack = r[STACKS[s.section or "call"]]
         name = _name(f)
-        if r["_ended"] or (stack and STACK_FIRST.match(name)) or (
-                s.section == "call" and r["_past"] and REPORTING.match(name)):
+        call = s.section == "call"
+        if r["_ended"] or (stack and name == "kasan_save_stack") or (
+                call and r["_past"] and REPORTING.match(name)):
             r["interleaved"] = True   # a frame out of its stack's order
-        if s.section == "call" and not KASAN_INTERNAL.match(name):
+        if call and not r["_past"] and not KASAN_INTERNAL.match(name):
             r["_past"] = True         # below the reporting code now
-        r["_ended"] = r["_ended"] or bool(LAST_FRAME.match(name))
+        if not r["_ended"] and LAST_FRAME.match(name):
+            r["_ended"] = True
         stack.append(f)
 
     def close(self) -> List[Report]:
@@ -472,6 +475,33 @@ def iter_reports(lines: Iterable[str], mode_hint: Optional[str] = None) -> Itera
     for line in lines:
         yield from p.feed(line)
     yield from p.close()
+
+
+def chunk_reports(path: str, start: int, end: int, line0: int, boot: Optional[str],
+                  mode_hint: Optional[str] = None) -> List[Report]:
+    """The reports whose BUG line is in bytes [start, end) of the file at
+    `path` (start and end at line starts; line0 lines before start; `boot`
+    the mode of the last boot line before it): read on past `end` until
+    they are finished, so that chunks decoded apart give what one pass
+    gives.  A report open at `start` belongs to the chunk before."""
+    p = Parser(mode_hint)
+    p.boot, p.no = boot, line0
+    out: List[Report] = []
+    pos, last = start, None
+    with open(path, "rb") as f:
+        f.seek(start)
+        for raw in f:
+            if pos >= end:
+                if last is None:
+                    last = p.no
+                if not p.open:
+                    break
+            pos += len(raw)
+            out += p.feed(raw.decode("utf-8", errors="replace"))
+        else:
+            out += p.close()
+    last = p.no if last is None else last
+    return [r for r in out if line0 < r["line"] <= last]
 
 
 def parse_reports(text: str, mode_hint: Optional[str] = None) -> List[Report]:

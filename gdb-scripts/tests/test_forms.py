@@ -99,3 +99,23 @@ def test_no_false_flags_on_the_real_logs(swtags_log, generic_log):
         reps = report.parse_reports(log)
         assert len(reps) == n
         assert [r["line"] for r in reps if r["truncated"] or r["interleaved"]] == []
+
+
+def test_chunks_decoded_in_parallel_give_one_pass(tmp_path, capsys):
+    """Big files are decoded by several processes, chunk by chunk: the same
+    output as one pass, even with chunks far smaller than a report and the
+    forms that carry a mode, junk or caller ids across chunk seams."""
+    import argparse
+    from kasan import decode as kdecode
+    data = b"".join(form(n) for n in ("two-boots", "serial-noise", "kmsg", "smp-callers",
+                                      "smp-no-callers", "dmesg-color")) * 2
+    path = tmp_path / "big.log"
+    path.write_bytes(data)
+    a = argparse.Namespace(json=True, title="project", vmlinux=None, modules=None, log=str(path))
+    one = kdecode.parallel(a, 1, size=1 << 30)
+    one_out = capsys.readouterr().out
+    for size in (3000, 20000):
+        assert kdecode.parallel(a, 2, size=size) == one
+        assert capsys.readouterr().out == one_out
+    assert one[0] == len(decode_all := decode(data)) and one[0] > 40
+    assert one_out.count('"mode": "generic"') == sum(r["mode"] == "generic" for r in decode_all) == 2
