@@ -43,7 +43,7 @@ run:
 	@$(KT) boot --run "$(SCENARIO)" --cmdline "kunit.enable=0 $(CMDLINE)"
 
 shell:
-	@$(KT) boot --shell $(if $(GDB),--gdb) --cmdline "kunit.enable=0 $(CMDLINE)"
+	@$(KT) boot --shell $(if $(GDB),--gdb) $(if $(CMD),--cmd "$$CMD") --cmdline "kunit.enable=0 $(CMDLINE)"
 
 qemu-gdb:
 	@$(KT) boot --gdb --cmdline "$(CMDLINE)"

@@ -12,6 +12,7 @@ import re
 import tomllib
 
 from kasan import report as kreport
+from vm.initramfs import table_scenarios
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -33,17 +34,11 @@ def load_expected(path=EXPECTED, benchmarks=False):
     return {k: v for k, v in exp.items() if benchmarks or not v.get("benchmark")}
 
 
-def module_scenarios(c_text):
-    """Scenario names in kasan_lab.c's `scenarios[]` table, in order."""
-    m = re.search(r"struct lab_scenario scenarios\[\] = \{(.*?)\n\};", c_text, re.S)
-    return re.findall(r'^\s*\{ "([\w-]+)",', m.group(1), re.M) if m else []
-
-
 def expected_errors(c_path=MODULE_C, toml_path=EXPECTED):
     """The module's table and expected.toml must name the same scenarios,
     and every entry must use only known keys and checks."""
     rel = os.path.relpath(toml_path, os.path.dirname(HERE))
-    names = module_scenarios(open(c_path).read())
+    names = table_scenarios(open(c_path).read())
     exp = load_expected(toml_path, benchmarks=True)
     errs = []
     if not names:

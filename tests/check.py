@@ -267,6 +267,63 @@ def check_cleanup():
     record("cleanup: killing gdb stops its VM", ok, "gdb %s" % gdbs, time.time() - t0)
 
 
+def comm(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+# (target, make arguments): the interactive jobs, each with its VM running.
+# `make shell` gets a CMD that keeps the guest busy; `make lab` gdb on a pipe.
+SIGNAL_JOBS = (("shell", ["shell", "CMD=sleep 300"]), ("qemu-gdb", ["qemu-gdb"]),
+               ("lab", ["lab", "N=1"]))
+
+
+def check_signals():
+    """SIGTERM to make (as `timeout` sends it) and SIGINT to its process
+    group (Ctrl-C at a terminal): make exits and no process of it is left.
+    gdb keeps its prompt on Ctrl-C, as gdb does: `make lab` then ends when
+    its input ends (the user's `quit`)."""
+    for name, args in SIGNAL_JOBS:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            t0 = time.time()
+            label = "signals: %s to make %s leaves no process" % (sig.name, name)
+            log = open(os.path.join(OUT, "signal-%s-%s.log" % (name, sig.name)), "wb")
+            m = subprocess.Popen(["make", "-s", "-C", REPO] + args, stdin=subprocess.PIPE,
+                                 stdout=log, stderr=subprocess.STDOUT,
+                                 start_new_session=True)
+            qemu = vm.wait_for(lambda: any(comm(q).startswith("qemu-system")
+                                           for q in vm.descendants(m.pid)), 120)
+            time.sleep(2)
+            kids = vm.descendants(m.pid)
+            if sig == signal.SIGTERM:
+                m.send_signal(sig)
+            else:
+                os.killpg(m.pid, sig)
+                time.sleep(1)
+                m.stdin.close()
+            try:
+                rc = m.wait(30)
+            except subprocess.TimeoutExpired:
+                rc = None
+            vm.wait_for(lambda: all(vm.gone(k) for k in kids), 15)
+            left = [k for k in kids if not vm.gone(k)]
+            ok = qemu and rc is not None and not left
+            record(label, ok, "" if ok else "qemu %s, make exit %s, left %s" % (
+                qemu, rc, ["%d %s" % (k, comm(k)) for k in left]), time.time() - t0)
+            for k in left + ([m.pid] if rc is None else []):
+                try:
+                    os.kill(k, signal.SIGKILL)
+                except OSError:
+                    pass
+            if m.stdin and not m.stdin.closed:
+                m.stdin.close()
+            m.wait()
+            log.close()
+
+
 def check_site():
     from tests import site_check
     t0 = time.time()
@@ -395,6 +452,7 @@ def main():
     check_gdb_live()
     check_shell()
     check_cleanup()
+    check_signals()
     n = check_grade()
     check_handout(n)
     check_site()

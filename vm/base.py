@@ -37,15 +37,21 @@ def sha256_text(*parts: Union[str, bytes]) -> str:
 
 
 class Lock:
-    """An exclusive flock on a file, so two runs never build one dir at once."""
+    """An exclusive flock on a file, so two runs never build one dir at once.
+    The run that waits says so (two terminals, two students on one machine)."""
 
-    def __init__(self, path: str):
-        self.path = path
+    def __init__(self, path: str, what: str = ""):
+        self.path, self.what = path, what
 
     def __enter__(self) -> "Lock":
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         self.f = open(self.path, "w")
-        fcntl.flock(self.f, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(self.f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            log("waiting: another run is %s (lock %s); this one goes on when it is done"
+                % (self.what or "using this cache entry", self.path))
+            fcntl.flock(self.f, fcntl.LOCK_EX)
         return self
 
     def __exit__(self, *a: object) -> None:

@@ -47,11 +47,32 @@ def preflight(names: Optional[Sequence[str]] = None, need_tarball: bool = True) 
     if need_tarball:
         tarball()
     os.makedirs(cache_root(), exist_ok=True)
-    st = os.statvfs(cache_root())
-    free = st.f_bavail * st.f_frsize
-    if free < 3 << 30:
-        raise KtError("only %d MiB free in %s; a kernel build needs ~3 GiB "
-                      "(set KASAN_TAGS_CACHE elsewhere)" % (free >> 20, cache_root()))
+    free = free_mib(cache_root())
+    if free < TREE_MIB + 2 * BUILD_MIB:
+        raise KtError("only %d MiB free in %s; the tree and a kernel build need about "
+                      "%d MiB (set KASAN_TAGS_CACHE elsewhere)"
+                      % (free, cache_root(), TREE_MIB + 2 * BUILD_MIB))
+
+
+# What a step needs on disk, in MiB: the extracted 6.1 tree, one build dir
+# (measured here: about 1.4 GiB and 0.5 GiB).
+TREE_MIB, BUILD_MIB = 1500, 600
+
+
+def free_mib(path: str) -> int:
+    st = os.statvfs(path)
+    return (st.f_bavail * st.f_frsize) >> 20
+
+
+def disk_full(path: str, what: str, need_mib: int) -> Optional[KtError]:
+    """After a failed step: the one-line error if the disk under `path` is
+    (nearly) full, else None (the step failed for another reason)."""
+    free = free_mib(path)
+    if free >= 64:
+        return None
+    return KtError("no space left in %s while %s: it needs about %d MiB, %d MiB are "
+                   "free; free some (or set KASAN_TAGS_CACHE elsewhere) and run again"
+                   % (path, what, need_mib, free))
 
 
 def tarball() -> str:
@@ -102,7 +123,7 @@ def pristine_tree() -> Tuple[str, str]:
     tb = tarball()
     sha = tarball_sha(tb)
     top = os.path.join(cache_root(), "src", sha[:16])
-    with Lock(top + ".lock"):
+    with Lock(top + ".lock", "extracting the kernel tree"):
         done = os.path.join(top, ".kt-extracted")
         if not os.path.exists(done):
             log("extracting %s into %s" % (tb, top))
@@ -110,7 +131,14 @@ def pristine_tree() -> Tuple[str, str]:
             tmp = top + ".tmp"
             shutil.rmtree(tmp, ignore_errors=True)
             os.makedirs(tmp)
-            run(["tar", "-C", tmp, "-xf", tb])
+            try:
+                run(["tar", "-C", tmp, "-xf", tb])
+            except KtError as e:
+                full = disk_full(os.path.dirname(tmp), "extracting the kernel tree",
+                                 TREE_MIB)
+                # Nothing half-extracted stays: the next run starts afresh.
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise full or e
             os.rename(tmp, top)
             with open(done, "w") as f:
                 f.write(tb + "\n")
@@ -131,7 +159,7 @@ def patched_tree(src: str, sha: str, patches: Sequence[str]) -> str:
         return src
     key = sha256_text(sha, *[open(p, "rb").read() for p in patches])[:16]
     top = os.path.join(cache_root(), "src", "patched-" + key)
-    with Lock(top + ".lock"):
+    with Lock(top + ".lock", "making a patched copy of the kernel tree"):
         dst = os.path.join(top, os.path.basename(src))
         if not os.path.exists(os.path.join(top, ".kt-patched")):
             shutil.rmtree(top, ignore_errors=True)

@@ -17,10 +17,10 @@ from vm import proc
 from vm.base import KtError
 from vm.cache import cache_root, missing_tools, tarball
 from vm.gdb import gdb_cmd, halted_vm, port_file, write_port_file
-from vm.initramfs import build_initramfs
+from vm.initramfs import LAB_DEBUGFS, build_initramfs, check_scenarios
 from vm.kbuild import build_dir, build_kernel, kt_dir
 from vm.qemu import END_MARK, boot, full_cmdline, qemu_cmd, scenario_cmdline
-from vm.variant import DEFAULT_VARIANT
+from vm.variant import DEFAULT_VARIANT, arch_of
 
 
 def _variant_arg(variant: str) -> str:
@@ -56,7 +56,33 @@ def cmd_builddir(a: argparse.Namespace) -> None:
     print(build_dir(a.variant))
 
 
+SHELL_HINT = ("run a scenario: echo 1 > %sNAME; list them: cat %sscenarios; "
+              "the report: dmesg" % (LAB_DEBUGFS, LAB_DEBUGFS))
+
+
+def scripted_shell(bdir: str, cmdline: str, script: str, a: argparse.Namespace) -> int:
+    """`make shell` with CMD= or piped stdin: type the lines at the first
+    prompt, then `exit` (the init powers off), like virtme-ng --exec."""
+    lines = script.rstrip("\n")
+    b = boot(bdir, "kt_shell=1 " + cmdline, timeout=a.timeout,
+             log_path=a.log or kt_dir(bdir, "shell.log"), echo=True,
+             initrd=build_initramfs(bdir, "shell", shell=True),
+             shell_input=(lines + "\n" if lines else "") + "exit\n")
+    print("\nkt: shell %s in %.1f s; serial log: %s" % (b.status, b.seconds, b.log_path),
+          file=sys.stderr)
+    # The lines' own `poweroff -f` ends QEMU before the init's end marker.
+    if not (b.ok or b.status == "exit" and "/ # " in b.text):
+        raise KtError("the shell did not run the lines to their end (%s); last lines "
+                      "above" % b.status)
+    return 0
+
+
 def cmd_boot(a: argparse.Namespace) -> int:
+    if a.run:
+        if not arch_of(a.variant).lab_module:
+            raise KtError("variant %s has no lab module; scenarios run on the arm64 "
+                          "variants" % a.variant)
+        check_scenarios(a.run)
     bdir = build_kernel(a.variant)
     cmdline = " ".join(x for x in (a.cmdline, scenario_cmdline(a.run)) if x)
     if a.gdb:
@@ -75,8 +101,12 @@ def cmd_boot(a: argparse.Namespace) -> int:
                 except OSError:
                     pass
     if a.shell:
+        script = a.cmd if a.cmd is not None else \
+            (None if sys.stdin.isatty() else sys.stdin.read())
+        if script is not None:
+            return scripted_shell(bdir, cmdline, script, a)
         print("kt: starting a shell in the %s kernel; leave with `poweroff -f` "
-              "or Ctrl-A X" % a.variant, flush=True)
+              "or Ctrl-A X\nkt: %s" % (a.variant, SHELL_HINT), flush=True)
         return proc.interactive(qemu_cmd(bdir, build_initramfs(bdir, "shell", shell=True),
                                          full_cmdline("kt_shell=1 " + cmdline),
                                          interactive=True))
@@ -133,6 +163,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--gdb", action="store_true", help="halt with a gdb stub")
     p.add_argument("--shell", action="store_true", help="interactive busybox shell")
+    p.add_argument("--cmd", help="with --shell: run these shell lines and power off "
+                   "(piped stdin does the same)")
     p = add("gdb", cmd_gdb, "attach gdb-multiarch to `boot --gdb`")
     p.add_argument("--batch")
     p.add_argument("-x", action="append")

@@ -3,6 +3,7 @@ module(s) of labs/module, Debian's static arm64 busybox, the initramfs."""
 
 import glob
 import os
+import re
 import shutil
 import subprocess
 from typing import List
@@ -56,6 +57,39 @@ def build_module(bdir: str) -> List[str]:
     if not os.path.exists(os.path.join(srcdir, "kasan_mystery.c")):
         use_shipped(bdir, mdir)
     return sorted(glob.glob(os.path.join(mdir, "*.ko")))
+
+
+# Where the lab module puts one file per scenario (kasan_lab.c's LAB_DEBUGFS)
+LAB_DEBUGFS = "/sys/kernel/debug/kasan_lab/"
+SCENARIO_TABLE = re.compile(r"struct lab_scenario \w+\[\] = \{(.*?)\n\};", re.S)
+SCENARIO_NAME = re.compile(r'^\s*\{ "([\w-]+)",', re.M)
+
+
+def table_scenarios(c_text: str) -> List[str]:
+    """Scenario names in a module source's `struct lab_scenario X[]` tables."""
+    return [n for t in SCENARIO_TABLE.findall(c_text) for n in SCENARIO_NAME.findall(t)]
+
+
+def scenario_names() -> List[str]:
+    """Every scenario the lab modules' sources define (labs/module/*.c)."""
+    out: List[str] = []
+    for c in sorted(glob.glob(os.path.join(REPO, "labs", "module", "*.c"))):
+        out += table_scenarios(open(c).read())
+    return out
+
+
+def check_scenarios(names: str) -> None:
+    """Refuse unknown names in `kt_run=a,b` before anything is built or
+    booted.  A handout ships kasan_mystery.ko without its source: a name
+    found as a string in a shipped module counts too."""
+    known = scenario_names()
+    shipped = [open(k, "rb").read() for k in glob.glob(os.path.join(
+        REPO, "labs", "module", "shipped", "*", "*.ko"))]
+    for n in re.split(r"[, ]", names):
+        if n and n != "list" and n not in known and \
+                not any(b"\0" + n.encode() + b"\0" in k for k in shipped):
+            raise KtError("unknown scenario %r; `make run SCENARIO=list` lists them: %s"
+                          % (n, ", ".join(known)))
 
 
 def shipped_module(bdir: str) -> str:

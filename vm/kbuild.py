@@ -13,10 +13,10 @@ import json
 import os
 import subprocess
 import time
-from typing import Any, Dict
+from typing import Any, Dict, List, Tuple
 
 from vm import cache
-from vm.base import REPO, KtError, Lock, log, run, sha256_text
+from vm.base import REPO, KtError, Lock, log, run, sha256_file, sha256_text
 from vm.variant import Arch, arch_of, config_mismatches, fragment_options, resolve_variant
 
 # Bump when the build recipe below changes in a way that changes outputs.
@@ -81,6 +81,52 @@ def kmake(src: str, bdir: str, *targets: str, logfile: str = "", kbuild: str = "
         + list(targets), logfile=logfile or None)
 
 
+def write_manifest(bdir: str, outputs: Tuple[str, ...]) -> None:
+    """The stamp of a complete build: each output's size, mtime and sha256,
+    written last (atomically), so that a build killed at any point has none."""
+    files = {}
+    for out in outputs:
+        st = os.stat(os.path.join(bdir, out))
+        files[out] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
+                      "sha256": sha256_file(os.path.join(bdir, out))}
+    stamp = os.path.join(bdir, ".kt-complete")
+    with open(stamp + ".tmp", "w") as f:
+        json.dump({"recipe": RECIPE, "files": files}, f, indent=1)
+    os.replace(stamp + ".tmp", stamp)
+
+
+def manifest_errors(bdir: str, outputs: Tuple[str, ...]) -> List[str]:
+    """What no longer matches the stamp: "FILE: why" for each output that is
+    missing, of another size, or (when its mtime moved) of another hash.  An
+    empty stamp (a build from before manifests) gets its manifest now."""
+    stamp = os.path.join(bdir, ".kt-complete")
+    try:
+        with open(stamp) as f:
+            text = f.read()
+        files = json.loads(text)["files"] if text.strip() else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return [".kt-complete: unreadable"]
+    errs = []
+    for out in outputs:
+        path = os.path.join(bdir, out)
+        if not os.path.exists(path):
+            errs.append("%s: missing" % out)
+            continue
+        if files is None:
+            continue
+        want, st = files.get(out), os.stat(path)
+        if not isinstance(want, dict):
+            errs.append("%s: not in the manifest" % out)
+        elif st.st_size != want.get("size"):
+            errs.append("%s: %d bytes, built %s" % (out, st.st_size, want.get("size")))
+        elif st.st_mtime_ns != want.get("mtime_ns") and \
+                sha256_file(path) != want.get("sha256"):
+            errs.append("%s: changed since the build (sha256)" % out)
+    if files is None and not errs:
+        write_manifest(bdir, outputs)
+    return errs
+
+
 def build_kernel(variant: str) -> str:
     """Build (or reuse) the kernel of `variant`; return its build dir."""
     cache.preflight()
@@ -88,13 +134,18 @@ def build_kernel(variant: str) -> str:
     a = arch_of(variant)
     bdir = build_dir(variant)
     stamp = os.path.join(bdir, ".kt-complete")
-    with Lock(bdir + ".lock"):
+    with Lock(bdir + ".lock", "building the %s kernel" % variant):
         if os.path.exists(stamp):
+            damaged = manifest_errors(bdir, OUTPUTS + (a.image,))
+            if not damaged:
+                return bdir
+            log("the cached %s kernel is damaged (%s); rebuilding it"
+                % (variant, "; ".join(damaged)))
+            os.unlink(stamp)
             for out in OUTPUTS + (a.image,):
-                if not os.path.exists(os.path.join(bdir, out)):
-                    raise KtError("stale cache: %s lacks %s; delete that dir"
-                                  % (bdir, out))
-            return bdir
+                if any(d.startswith(out + ":") for d in damaged) and \
+                        os.path.exists(os.path.join(bdir, out)):
+                    os.unlink(os.path.join(bdir, out))
         src, sha = cache.pristine_tree()
         src = cache.patched_tree(src, sha, patches)
         os.makedirs(bdir, exist_ok=True)
@@ -112,14 +163,19 @@ def build_kernel(variant: str) -> str:
             raise KtError("config option %s=%s did not take effect (got %s)%s"
                           % (k, v, got, "; and %d more" % (len(bad) - 1)
                              if len(bad) > 1 else ""))
-        kmake(src, bdir, a.image_target, "vmlinux", "scripts_gdb", "modules_prepare",
-              "modules", "headers_install", logfile=blog, kbuild=a.kbuild)
+        try:
+            kmake(src, bdir, a.image_target, "vmlinux", "scripts_gdb", "modules_prepare",
+                  "modules", "headers_install", logfile=blog, kbuild=a.kbuild)
+        except KtError as e:
+            # No stamp: the next run resumes the build where kbuild stopped.
+            raise cache.disk_full(bdir, "building the %s kernel" % variant,
+                                  cache.BUILD_MIB) or e
         with open(os.path.join(bdir, "kt-variant.json"), "w") as f:
             json.dump({"variant": variant, "src": src, "fragments":
                        [os.path.relpath(x, REPO) for x in frags],
                        "patches": [os.path.relpath(x, REPO) for x in patches],
                        "build_seconds": round(time.time() - t0, 1)}, f, indent=1)
-        open(stamp, "w").close()
+        write_manifest(bdir, OUTPUTS + (a.image,))
         log("built %s in %.0f s" % (variant, time.time() - t0))
     return bdir
 

@@ -13,6 +13,7 @@ from the thread that outlives the child (boot_gdb waits in the same thread).
 """
 
 import atexit
+import ctypes
 import os
 import signal
 import subprocess
@@ -21,11 +22,17 @@ import time
 from typing import Any, List, Sequence
 
 _children: List["subprocess.Popen[bytes]"] = []
+PR_SET_PDEATHSIG = 1
 
 
 def _killpg(p: "subprocess.Popen[bytes]", sig: int = signal.SIGKILL) -> None:
+    """Signal the child's process group, or the child alone when it shares
+    ours (a foreground() child: the group is this process's own)."""
     try:
-        os.killpg(p.pid, sig)
+        if os.getpgid(p.pid) == p.pid:
+            os.killpg(p.pid, sig)
+        else:
+            os.kill(p.pid, sig)
     except OSError:
         pass
 
@@ -56,9 +63,18 @@ atexit.register(kill_children)
 
 
 def install_signal_handlers() -> None:
-    """For entry points: SIGTERM and SIGHUP kill the children, then exit."""
+    """For entry points: SIGTERM and SIGHUP kill the children, then exit.
+    The parent's death (make, or the shell of its recipe, killed) is a
+    SIGTERM too (PR_SET_PDEATHSIG), so that we are never left orphaned."""
     for s in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(s, _on_signal)
+    parent = os.getppid()
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM))
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:      # it died before the prctl
+        os.kill(os.getpid(), signal.SIGTERM)
 
 
 def spawn(cmd: Sequence[str], **kw: Any) -> "subprocess.Popen[bytes]":

@@ -47,6 +47,7 @@
 #endif
 
 #define TAG_SHIFT 56
+#define LAB_DEBUGFS "/sys/kernel/debug/kasan_lab/"
 #define MAX_TRIES 1000000	/* uaf-realloc: bound on allocations */
 #define HOLD 4096		/* uaf-realloc: objects kept while searching */
 #define COLLISION_ROUNDS 10000
@@ -624,9 +625,23 @@ static ssize_t lab_write(struct file *file, const char __user *buf,
 	return count;
 }
 
+/* Reading a scenario's file says what it does and how to run it. */
+static ssize_t lab_read(struct file *file, char __user *buf, size_t count,
+			loff_t *ppos)
+{
+	const struct lab_scenario *s = file->private_data;
+	char msg[160];
+	int len;
+
+	len = scnprintf(msg, sizeof(msg), "%s: %s\nrun it: echo 1 > %s%s\n",
+			s->name, s->help, LAB_DEBUGFS, s->name);
+	return simple_read_from_buffer(buf, count, ppos, msg, len);
+}
+
 static const struct file_operations lab_fops = {
 	.owner = THIS_MODULE,
 	.open = simple_open,
+	.read = lab_read,
 	.write = lab_write,
 	.llseek = noop_llseek,
 };
@@ -642,6 +657,8 @@ static int list_show(struct seq_file *m, void *v)
 {
 	size_t g, i;
 
+	seq_printf(m, "# run one: echo 1 > %sNAME (its report: dmesg)\n",
+		   LAB_DEBUGFS);
 	for (g = 0; g < ngroups; g++)
 		for (i = 0; i < groups[g].n; i++)
 			seq_printf(m, "%-16s %s\n", groups[g].s[i].name,
@@ -657,7 +674,7 @@ static void add_files(const struct lab_scenario *s, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		debugfs_create_file(s[i].name, 0200, lab_dir, (void *)&s[i],
+		debugfs_create_file(s[i].name, 0600, lab_dir, (void *)&s[i],
 				    &lab_fops);
 }
 

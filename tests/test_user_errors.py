@@ -1,0 +1,130 @@
+"""What a new user mistypes gets one line and exit 2 before anything is
+built or booted; the children of a signalled runner are found and killed.
+
+Each test knows the input on which the answer is BAD: a known scenario
+passes the check, an unknown one does not."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from labs import grade
+from vm import cli, initramfs, proc
+
+from conftest import REPO
+
+
+@pytest.fixture(autouse=True)
+def no_handlers(monkeypatch):
+    """The entry points install signal handlers; not in pytest's process."""
+    monkeypatch.setattr(proc, "install_signal_handlers", lambda: None)
+    monkeypatch.setattr(grade.vm, "install_signal_handlers", lambda: None)
+
+
+def test_every_module_table_is_read():
+    names = initramfs.scenario_names()
+    for n in ("uaf", "double-free", "mystery-a", "student-tags-only"):
+        assert n in names
+    assert initramfs.table_scenarios('struct lab_scenario t[] = {\n\t{ "a", f, "x" },\n};') \
+        == ["a"]
+
+
+@pytest.mark.parametrize("names", ["uaf", "list", "uaf,double-free", "list,uaf"])
+def test_known_scenarios_pass(names):
+    initramfs.check_scenarios(names)
+
+
+@pytest.mark.parametrize("names,bad", [("bogus", "bogus"), ("uaf,nope", "nope"),
+                                       ("uaf nope", "nope"), ("UAF", "UAF")])
+def test_unknown_scenario_named(names, bad):
+    with pytest.raises(initramfs.KtError, match="unknown scenario %r" % bad):
+        initramfs.check_scenarios(names)
+
+
+def test_shipped_module_strings_count(tmp_path, monkeypatch):
+    """A handout has kasan_mystery.ko, not its source."""
+    d = tmp_path / "labs" / "module"
+    (d / "shipped" / "swtags-x").mkdir(parents=True)
+    (d / "a.c").write_text('struct lab_scenario t[] = {\n\t{ "one", f, "x" },\n};')
+    (d / "shipped" / "swtags-x" / "kasan_mystery.ko").write_bytes(b"\x7fELF\0mystery-a\0x")
+    monkeypatch.setattr(initramfs, "REPO", str(tmp_path))
+    initramfs.check_scenarios("one,mystery-a")
+    with pytest.raises(initramfs.KtError, match="'mystery'"):
+        initramfs.check_scenarios("mystery")
+
+
+def test_bogus_scenario_refused_before_the_build(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "build_kernel", lambda v: pytest.fail("built a kernel"))
+    assert cli.main(["boot", "--run", "bogus"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kasan-tags: error: unknown scenario 'bogus'") and \
+        err.count("\n") == 1
+
+
+def test_scenarios_on_a_variant_without_the_module(capsys, monkeypatch):
+    monkeypatch.setattr(cli, "build_kernel", lambda v: pytest.fail("built a kernel"))
+    assert cli.main(["boot", "-V", "x86-generic", "--run", "uaf"]) == 2
+    assert "has no lab module" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("n,msg", [("4", "has no gdb step"), ("9", "no lab 9"),
+                                   ("x", "no lab x")])
+def test_make_lab_without_a_gdb_step(n, msg, capsys, monkeypatch):
+    monkeypatch.setattr(grade.vm, "build_kernel", lambda v: pytest.fail("built a kernel"))
+    assert grade.main(["--interactive", "-n", n]) == 2
+    out = capsys.readouterr().out
+    assert msg in out and out.count("\n") == 1 and "Traceback" not in out
+
+
+def test_a_lab_with_a_gdb_step_gets_to_the_build(monkeypatch):
+    """The BAD case of the test above: lab 1 has gdb steps."""
+    def stop(v):
+        raise grade.vm.KtError("reached the build of %s" % v)
+    monkeypatch.setattr(grade.vm, "build_kernel", stop)
+    assert grade.main(["--interactive", "-n", "1"]) == 2
+
+
+def test_foreground_child_is_killed():
+    """A foreground() child shares our process group: it is signalled
+    by PID, not by killpg (which would miss it)."""
+    p = proc.foreground(["sleep", "60"])
+    proc.kill_children()
+    assert p.returncode == -signal.SIGKILL
+    q = proc.spawn(["sleep", "60"])
+    proc.kill_children()
+    assert q.returncode == -signal.SIGKILL
+
+
+def test_the_parents_death_is_a_sigterm():
+    """make's recipe shell killed under us: we clean up, not orphaned."""
+    code = ("import os, subprocess, sys\n"
+            "r = subprocess.Popen([sys.executable, '-c', 'from vm import proc\\n"
+            "proc.install_signal_handlers()\\nprint(1, flush=True)\\n"
+            "proc.interactive([\\'sleep\\', \\'60\\'])'], stdout=subprocess.PIPE)\n"
+            "r.stdout.readline()\nprint(r.pid, flush=True)\nos._exit(0)\n")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=REPO, env=dict(os.environ, PYTHONPATH=REPO), timeout=30)
+    runner = int(p.stdout.split()[0])
+    assert proc.wait_for(lambda: proc.gone(runner), 10), "runner orphaned"
+
+
+def test_sigterm_while_waiting_on_a_foreground_child():
+    """The runner waits in interactive(); SIGTERM kills the child and the
+    runner exits at once, without waiting on its own lock."""
+    code = ("from vm import proc\nproc.install_signal_handlers()\n"
+            "print('ready', flush=True)\nproc.interactive(['sleep', '60'])\n")
+    r = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                         start_new_session=True, cwd=REPO,
+                         env=dict(os.environ, PYTHONPATH=REPO))
+    assert r.stdout.readline() == b"ready\n"
+    assert proc.wait_for(lambda: proc.descendants(r.pid), 10)
+    time.sleep(0.3)
+    kids = proc.descendants(r.pid)
+    t0 = time.time()
+    r.send_signal(signal.SIGTERM)
+    assert r.wait(10) == 128 + signal.SIGTERM
+    assert time.time() - t0 < 3
+    assert proc.wait_for(lambda: all(proc.gone(k) for k in kids), 5), kids
