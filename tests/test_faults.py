@@ -13,7 +13,7 @@ import time
 import pytest
 
 import vm
-from vm import cache, kbuild
+from vm import cache, kbuild, variant
 
 
 class FakeKbuild:
@@ -41,8 +41,11 @@ class FakeKbuild:
                 f.write(out.encode() * 1000)
 
 
+ARM64_IMAGE = variant.ARCHES["arm64"].image
+
+
 def kbuild_outputs():
-    return kbuild.OUTPUTS + ("arch/arm64/boot/Image",)
+    return kbuild.OUTPUTS + (ARM64_IMAGE,)
 
 
 @pytest.fixture
@@ -73,7 +76,7 @@ def test_a_build_killed_half_way_is_built_again(fake):
 
 
 @pytest.mark.parametrize("damage", ["truncate", "delete", "same-size"])
-@pytest.mark.parametrize("out", ["vmlinux", "arch/arm64/boot/Image", "Module.symvers"])
+@pytest.mark.parametrize("out", ["vmlinux", ARM64_IMAGE, "Module.symvers"])
 def test_a_damaged_kernel_is_rebuilt_before_any_boot(fake, damage, out, capsys):
     bdir = kbuild.build_kernel("swtags")
     path = os.path.join(bdir, out)

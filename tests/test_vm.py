@@ -90,3 +90,27 @@ def test_every_variant_resolves():
         frags, patches = variant.resolve_variant(v)
         assert os.path.basename(frags[0]) == variant.arch_of(v).base
         assert all(os.path.exists(p) for p in patches)
+
+
+@pytest.mark.parametrize("split", [5, 20, 100])
+def test_a_halted_guest_ends_its_boot(tmp_path, split):
+    """x86 without ACPI halts on poweroff and QEMU stays up: the runner
+    stops it at the kernel's last line, not at the boot timeout (whatever
+    the chunk in which the line arrives)."""
+    import subprocess
+    import time
+    from vm import proc, qemu
+    out = "KT-INIT-END\n[    2.7] reboot: System halted\n"
+    script = "printf '%s'; sleep 0.2; printf '%s'; sleep 60" % (out[:split], out[split:])
+    p = proc.spawn(["sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    t0 = time.time()
+    b = qemu.collect(p, ["fake"], str(tmp_path / "boot.log"), timeout=30)
+    assert b.status == "ok" and time.time() - t0 < 10
+    assert p.returncode is not None
+
+
+def test_a_guest_that_never_halts_times_out(tmp_path):
+    import subprocess
+    from vm import proc, qemu
+    p = proc.spawn(["sh", "-c", "echo reboot: System; sleep 60"], stdout=subprocess.PIPE)
+    assert qemu.collect(p, ["fake"], str(tmp_path / "boot.log"), timeout=1).status == "timeout"

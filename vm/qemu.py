@@ -22,6 +22,9 @@ from vm.variant import CONFIGS, resolve_variant
 
 START_MARK = "KT-INIT-START"
 END_MARK = "KT-INIT-END"
+# A kernel with no way to power the machine off (x86 without ACPI) halts
+# instead: the guest will print nothing more, so the runner stops QEMU.
+HALTED = b"reboot: System halted"
 PANIC_RE = re.compile(r"Kernel panic - not syncing|---\[ end Kernel panic")
 BASE_CMDLINE = "console=ttyAMA0 nokaslr panic=-1 kasan_multi_shot"
 
@@ -180,6 +183,8 @@ def collect(p: "subprocess.Popen[bytes]", cmd: List[str], log_path: str, timeout
             if echo:
                 sys.stdout.write(chunk.decode(errors="replace"))
                 sys.stdout.flush()
+            if HALTED in buf[-(len(chunk) + len(HALTED)):]:
+                break
             if shell_input and p.stdin and b"/ # " in buf:
                 p.stdin.write(shell_input.encode())
                 p.stdin.close()
