@@ -22,8 +22,10 @@ from vm.variant import CONFIGS, resolve_variant
 
 START_MARK = "KT-INIT-START"
 END_MARK = "KT-INIT-END"
-# A kernel with no way to power the machine off (x86 without ACPI) halts
-# instead: the guest will print nothing more, so the runner stops QEMU.
+# A kernel with no way to power the machine off (our x86 tinyconfig has no
+# ACPI) halts instead: 6.1's reboot syscall turns POWER_OFF into HALT when
+# !kernel_can_power_off() and kernel_halt() prints this (kernel/reboot.c).
+# The guest will print nothing more, so the runner stops QEMU.
 HALTED = b"reboot: System halted"
 PANIC_RE = re.compile(r"Kernel panic - not syncing|---\[ end Kernel panic")
 BASE_CMDLINE = "console=ttyAMA0 nokaslr panic=-1 kasan_multi_shot"

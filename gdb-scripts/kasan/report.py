@@ -67,7 +67,7 @@ KASAN_INTERNAL = re.compile(r"^(kasan_|__kasan|____kasan|__hwasan|kasan_report|"
                             r"__dump_stack|asm_exc|exc_|handle_bug|report_bug)")
 ALLOCATOR = re.compile(r"^(save_stack_info|kmalloc_trace|__kmalloc\w*|kmem_cache_alloc\w*|"
                        r"kmem_cache_free\w*|kfree|__kmem_cache_free|slab_free\w*|krealloc|"
-                       r"__do_krealloc|kmalloc_large(?:_node)?(?:_notrace)?|kfree_sensitive|"
+                       r"__do_krealloc|kmalloc_large(?:_node)?|kfree_sensitive|"
                        r"free_large_kmalloc|"
                        r"kvfree\w*|ksize|__ksize|__free_pages|free_pages|do_slab_free|"
                        r"__kasan\w*|____kasan\w*)$")
@@ -220,8 +220,10 @@ def _finish(r: Report, mode_hint: Optional[str]) -> Report:
     if fn is None or ALLOCATOR.match(fn) or REPORTING.match(fn) or fn.startswith("__"):
         # Frees (and kfree_sensitive's ksize) are reported inside the
         # allocator; name its caller, as syzkaller does.  A kasan_* name
-        # on the BUG line is where the access was (the KUnit suite's
-        # kasan_global_oob_right, kasan_bitops_tags): it stays.
+        # on the BUG line is where the access was (6.1's KUnit cases in
+        # mm/kasan/kasan_test.c: kasan_global_oob_right, kasan_bitops_tags,
+        # and kmalloc_large_oob_right beside 6.1's kmalloc_large in
+        # mm/slab_common.c): it stays.
         r["function"] = caller_of(r["location"], r["call_trace"]) or r["function"]
     acc = {"read": " Read", "write": " Write"}.get(r["access"], "")
     r["title"] = "KASAN: %s%s in %s" % (r["bug_type"], acc, r["function"] or "?")
