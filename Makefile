@@ -18,12 +18,13 @@ N ?=
 
 # What `make lint` reads: every Python file and shell script of the checkout.
 SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode labs/02-brk-dispatch/count-checks.sh
-TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py \
+TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py \
 	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py labs/handout.py bench/table.py \
 	Documentation/tools/pictures.py Documentation/tools/provenance.py
 
 .PHONY: all deps doctor kernel boot run shell qemu-gdb gdb lab grade handout \
-	transcripts site check lint mutation bench bench-setup bench-decode fixtures clean
+	transcripts site check lint mutation bench bench-setup bench-decode fixtures clean \
+	dist import
 
 all: deps kernel transcripts site
 
@@ -36,11 +37,12 @@ doctor:
 kernel:
 	@$(KT) kernel
 
+TIMEOUT ?= 300
 boot:
-	@$(KT) boot --cmdline "$(CMDLINE)"
+	@$(KT) boot --timeout $(TIMEOUT) --cmdline "$(CMDLINE)"
 
 run:
-	@$(KT) boot --run "$(SCENARIO)" --cmdline "kunit.enable=0 $(CMDLINE)"
+	@$(KT) boot --timeout $(TIMEOUT) --run "$(SCENARIO)" --cmdline "kunit.enable=0 $(CMDLINE)"
 
 shell:
 	@$(KT) boot --shell $(if $(GDB),--gdb) $(if $(CMD),--cmd "$$CMD") --cmdline "kunit.enable=0 $(CMDLINE)"
@@ -62,6 +64,16 @@ lint:
 
 clean:
 	rm -rf build
+
+# A classroom: the teacher's built kernels to every student (vm/dist.py).
+DIST_FILE ?= build/kasan-tags-kernels.tar.zst
+dist:
+	@mkdir -p $(dir $(DIST_FILE))
+	@$(KT) dist $(if $(VARIANTS),--variants $(VARIANTS)) $(DIST_FILE)
+
+import:
+	@$(if $(FILE),,echo "kasan-tags: error: make import needs FILE=<archive from make dist>"; exit 2)
+	@$(KT) import $(FILE)
 
 fixtures:
 	@$(PY) -m tests.fixtures
@@ -95,8 +107,11 @@ site:
 bench:
 	@$(PY) -m bench.kasan_modes
 
+# BENCH_SETUP=--debug-info, --rebuild or --first-lab: the long sections
+# (bench/setup_costs.py); by default the builds this cache recorded.
 bench-setup:
 	@$(PY) -m bench.pipeline_times
+	@$(PY) -m bench.setup_costs $(BENCH_SETUP)
 
 # kasan-decode vs scripts/decode_stacktrace.sh, and a 250 MiB log streamed
 bench-decode:

@@ -249,6 +249,7 @@ def check_cleanup():
     b = vm.boot(bdir, "", 5, os.path.join(OUT, "cleanup-hang.log"), gdb_port=vm.free_port())
     record("cleanup: a hung boot is killed at its timeout", b.status == "timeout"
            and time.time() - t0 < 30, b.status, time.time() - t0)
+    check_real_hang()
     # 3. gdb killed mid-session: the halted VM is stopped at once
     t0 = time.time()
     gfile = os.path.join(OUT, "cleanup-gdb-sleeps.gdb")
@@ -265,6 +266,39 @@ def check_cleanup():
     th.join(60)
     ok = bool(gdbs) and not th.is_alive() and time.time() - t0 < 60
     record("cleanup: killing gdb stops its VM", ok, "gdb %s" % gdbs, time.time() - t0)
+
+
+# A kernel that never reaches init: 6.1's kernel_init panics with "Requested
+# init /kt-none failed" (init/main.c), and panic=0 (after the runner's
+# panic=-1: the last value wins) makes panic() spin forever instead of
+# rebooting (kernel/panic.c: its `for (i = 0; ; i += PANIC_TIMER_STEP)` loop).
+HANG_CMDLINE = "panic=0 rdinit=/kt-none init=/kt-none"
+
+
+def check_real_hang():
+    """`make boot` of a guest that really hangs: killed by PID at TIMEOUT,
+    its serial tail shown, one error line, no process left."""
+    t0 = time.time()
+    log = os.path.join(OUT, "cleanup-real-hang.out")
+    with open(log, "w") as f:
+        m = subprocess.Popen(["make", "-s", "-C", REPO, "boot", "TIMEOUT=15",
+                              "CMDLINE=kunit.enable=0 " + HANG_CMDLINE], stdout=f,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+        seen = set()
+        while m.poll() is None and time.time() - t0 < 90:
+            seen.update(q for q in vm.descendants(m.pid) if comm(q).startswith("qemu-system"))
+            time.sleep(0.5)
+        if m.poll() is None:
+            os.killpg(m.pid, signal.SIGKILL)
+        err = m.communicate()[1]
+    out = open(log).read()
+    last = ([ln for ln in err.splitlines() if ln.startswith("kasan-tags:")] or [""])[-1]
+    ok = (m.returncode == 2 and "Requested init /kt-none failed" in out and seen
+          and all(vm.gone(q) for q in seen)
+          and re.match(r"kasan-tags: error: the guest did not finish in 15 s \(hung\?\)", last))
+    record("cleanup: a kernel that never reaches init is killed at TIMEOUT, tail shown",
+           bool(ok), "exit %s, qemu %s: %s" % (m.returncode, sorted(seen), last),
+           time.time() - t0, () if ok else out.splitlines()[-10:])
 
 
 def comm(pid):
@@ -322,6 +356,83 @@ def check_signals():
                 m.stdin.close()
             m.wait()
             log.close()
+
+
+NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def checkout_copy(dest):
+    """This checkout's files (tracked and untracked, not ignored) in dest."""
+    files = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=REPO,
+                           capture_output=True, text=True).stdout.split("\0")
+    for rel in filter(None, files):
+        if os.path.isfile(os.path.join(REPO, rel)):
+            os.makedirs(os.path.join(dest, os.path.dirname(rel)), exist_ok=True)
+            subprocess.run(["cp", "-p", os.path.join(REPO, rel), os.path.join(dest, rel)],
+                           check=True)
+
+
+def check_classroom():
+    """A classroom: `make dist` here, then a student who is not root, with
+    a read-only checkout (only build/ writable) and an empty cache:
+    `make deps`, `make import`, `make run` and `make grade N=1` work and
+    build no kernel, and nothing is written outside build/ and the cache."""
+    import shutil
+    import tempfile
+    vm.build_kernel("swtags")
+    t0 = time.time()
+    archive = os.path.join(OUT, "classroom-kernels.tar.zst")
+    p = subprocess.run(["make", "-s", "-C", REPO, "dist", "VARIANTS=swtags",
+                        "DIST_FILE=" + archive], capture_output=True, text=True)
+    record("classroom: make dist VARIANTS=swtags", p.returncode == 0,
+           (p.stderr.strip().splitlines() or ["no output"])[-1], time.time() - t0)
+    if p.returncode:
+        return
+    os.chmod(OUT, 0o755)
+    os.chmod(archive, 0o644)
+    top = tempfile.mkdtemp(prefix="kt-classroom-")
+    try:
+        os.chmod(top, 0o755)
+        co, home, cache = (os.path.join(top, d) for d in ("checkout", "home", "cache"))
+        checkout_copy(co)
+        os.makedirs(os.path.join(co, "build"))
+        for d in (home, cache):
+            os.makedirs(d)
+        for d in (home, cache, os.path.join(co, "build")):
+            os.chown(d, 65534, 65534)
+        subprocess.run(["chmod", "-R", "a-w", co], check=True)
+        os.chmod(os.path.join(co, "build"), 0o755)
+        env = {"PATH": os.environ["PATH"], "HOME": home, "KASAN_TAGS_CACHE": cache,
+               "LANG": "C.UTF-8"}
+        stamp = time.time()
+        for label, args, want in (
+                ("make deps says all is installed", ["deps"], "packages are installed"),
+                ("make import FILE=…", ["import", "FILE=" + archive], "swtags: imported"),
+                ("make run SCENARIO=uaf builds no kernel", ["run", "SCENARIO=uaf"],
+                 "BUG: KASAN: use-after-free"),
+                ("make grade N=1 builds no kernel", ["grade", "N=1"], "GOOD 01")):
+            t1 = time.time()
+            p = subprocess.run(NOBODY + ["make", "-s", "-C", co] + args, env=env,
+                               capture_output=True, text=True, timeout=900)
+            out = p.stdout + p.stderr
+            built = re.search(r"kt: building \S+ kernel", out)
+            ok = p.returncode == 0 and want in out and not built
+            record("classroom: as nobody, read-only checkout: " + label, ok,
+                   "" if ok else "exit %d%s" % (p.returncode, ", built a kernel" if built
+                                                else ""), time.time() - t1,
+                   () if ok else out.strip().splitlines()[-12:])
+            if not ok:
+                return
+        # A write refused by the permissions would have failed a step above;
+        # this also catches one that root's own files would have let through.
+        new = [os.path.relpath(os.path.join(r, f), co) for r, _, fs in os.walk(co)
+               for f in fs if os.path.getmtime(os.path.join(r, f)) >= stamp
+               and not os.path.relpath(r, co).startswith("build")]
+        record("classroom: nothing written in the checkout outside build/", not new,
+               "%d file(s)" % len(new), 0, new[:10])
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", top])
+        shutil.rmtree(top, ignore_errors=True)
 
 
 def check_site():
@@ -458,6 +569,7 @@ def main():
     check_shell()
     check_cleanup()
     check_signals()
+    check_classroom()
     n = check_grade()
     check_handout(n)
     check_site()

@@ -16,51 +16,11 @@ import vm
 from vm import cache, kbuild, variant
 
 
-class FakeKbuild:
-    """kmake() as a fake: `make tinyconfig` writes .config, the image
-    target writes every output; `fail_at` raises in the middle of that."""
-
-    def __init__(self):
-        self.builds, self.fail_at, self.delay = 0, None, 0.0
-
-    def __call__(self, src, bdir, *targets, logfile="", kbuild="arm64"):
-        if "tinyconfig" in targets:
-            open(os.path.join(bdir, ".config"), "w").write("CONFIG_X=y\n")
-            return
-        if "olddefconfig" in targets:
-            return
-        self.builds += 1
-        time.sleep(self.delay)
-        outs = kbuild_outputs()
-        for i, out in enumerate(outs):
-            if self.fail_at == i:
-                raise vm.KtError("`make -C src` failed (exit 2); full log: %s" % logfile)
-            path = os.path.join(bdir, out)
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "wb") as f:
-                f.write(out.encode() * 1000)
-
-
 ARM64_IMAGE = variant.ARCHES["arm64"].image
 
 
 def kbuild_outputs():
     return kbuild.OUTPUTS + (ARM64_IMAGE,)
-
-
-@pytest.fixture
-def fake(tmp_path, monkeypatch):
-    monkeypatch.setenv("KASAN_TAGS_CACHE", str(tmp_path / "cache"))
-    src = tmp_path / "src"
-    src.mkdir()
-    monkeypatch.setattr(cache, "preflight", lambda *a, **k: None)
-    monkeypatch.setattr(cache, "pristine_tree", lambda: (str(src), "0" * 64))
-    monkeypatch.setattr(kbuild, "build_key", lambda v: "k" + v)
-    monkeypatch.setattr(kbuild, "run", lambda *a, **k: None)
-    monkeypatch.setattr(kbuild, "config_mismatches", lambda *a: [])
-    k = FakeKbuild()
-    monkeypatch.setattr(kbuild, "kmake", k)
-    return k
 
 
 def test_a_build_killed_half_way_is_built_again(fake):

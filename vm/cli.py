@@ -13,7 +13,7 @@ import subprocess
 import sys
 from typing import List, Optional
 
-from vm import proc
+from vm import dist, proc
 from vm.base import KtError
 from vm.cache import cache_root, missing_tools, tarball
 from vm.gdb import gdb_cmd, halted_vm, port_file, write_port_file
@@ -50,6 +50,14 @@ def cmd_doctor(a: argparse.Namespace) -> None:
 
 def cmd_kernel(a: argparse.Namespace) -> None:
     print(build_kernel(a.variant))
+
+
+def cmd_dist(a: argparse.Namespace) -> None:
+    dist.main_dist(a.file, [v for v in a.variants.split(",") if v])
+
+
+def cmd_import(a: argparse.Namespace) -> None:
+    dist.main_import(a.file)
 
 
 def cmd_builddir(a: argparse.Namespace) -> None:
@@ -117,6 +125,9 @@ def cmd_boot(a: argparse.Namespace) -> int:
     if not b.ok:
         if a.quiet:
             print(b.tail(), file=sys.stderr)
+        if b.status == "timeout":
+            raise KtError("the guest did not finish in %d s (hung?): QEMU killed; its last "
+                          "lines are above, the whole serial log in %s" % (a.timeout, b.log_path))
         raise KtError("boot did not reach %s (%s)" % (END_MARK, b.status))
     errors = [ln.strip() for ln in b.text.splitlines() if ln.startswith("KT-ERROR")]
     if errors:
@@ -155,6 +166,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     add("doctor", cmd_doctor, "say what is missing")
     add("kernel", cmd_kernel, "build or reuse a kernel, print its build dir")
     add("builddir", cmd_builddir, "print the build dir (no build)")
+    p = add("dist", cmd_dist, "write an archive of the built kernels (for `import`)")
+    p.add_argument("file")
+    p.add_argument("--variants", default="", help="a,b,c (default: all built here)")
+    p = add("import", cmd_import, "install an archive written by `dist` into the cache")
+    p.add_argument("file")
     p = add("boot", cmd_boot, "boot in QEMU")
     p.add_argument("--cmdline", default="")
     p.add_argument("--run", default="", help="lab scenarios to run, a,b,c")

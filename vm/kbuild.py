@@ -11,6 +11,7 @@ the patches: a change to any of them is a new directory, never a stale one.
 
 import json
 import os
+import shutil
 import subprocess
 import time
 from typing import Any, Dict, List, Tuple
@@ -31,13 +32,28 @@ def toolchain_id() -> str:
     return out.splitlines()[0] if out else "clang?"
 
 
-def build_key(variant: str) -> str:
+def _key_inputs(variant: str) -> List[Tuple[str, str]]:
     frags, patches = resolve_variant(variant)
-    tb = cache.tarball()
-    parts = [RECIPE, cache.tarball_sha(tb), toolchain_id()]
-    parts += [os.path.basename(f) + open(f).read() for f in frags]
-    parts += [os.path.basename(p) + open(p).read() for p in patches]
-    return sha256_text(*parts)[:16]
+    parts = [("recipe", RECIPE), ("tarball", cache.tarball_sha(cache.tarball())),
+             ("toolchain", toolchain_id())]
+    parts += [("fragment " + os.path.basename(f), os.path.basename(f) + open(f).read())
+              for f in frags]
+    parts += [("patch " + os.path.basename(p), os.path.basename(p) + open(p).read())
+              for p in patches]
+    return parts
+
+
+def build_key(variant: str) -> str:
+    return sha256_text(*[text for _, text in _key_inputs(variant)])[:16]
+
+
+def key_parts(variant: str) -> List[Tuple[str, str]]:
+    """The key's inputs, named: the recipe, the tarball's sha256 and clang's
+    version as they are, each fragment and patch as the sha256 of its text.
+    `make import` compares them to say what differs between a teacher's
+    archive and a student's checkout."""
+    return [(name, sha256_text(text) if " " in name else text)
+            for name, text in _key_inputs(variant)]
 
 
 def build_dir(variant: str) -> str:
@@ -75,20 +91,57 @@ def module_dir(bdir: str) -> str:
     return kt_dir(bdir, "module")
 
 
+def ccache_args() -> List[str]:
+    """CC=/HOSTCC= through Debian's ccache, its store in CACHE/ccache.
+
+    ccache hashes the compiler, every argument and the preprocessed source
+    (or, in direct mode, the content of every header read), so a hit is
+    exactly an unchanged compilation: it cannot hide a change of config,
+    patch or toolchain.  The build dir stays part of the hash (ccache's
+    default hash_dir with -g), so DW_AT_comp_dir in vmlinux is always the
+    build's own.  The store is the cache's own (KASAN_TAGS_CACHE moves
+    both); KASAN_TAGS_CCACHE=0 turns it off."""
+    if os.environ.get("KASAN_TAGS_CCACHE", "1") == "0" or not shutil.which("ccache"):
+        return []
+    os.environ["CCACHE_DIR"] = os.path.join(cache.cache_root(), "ccache")
+    os.environ.setdefault("CCACHE_MAXSIZE", "8G")
+    return ["CC=ccache clang", "HOSTCC=ccache clang"]
+
+
+def ccache_counts() -> Dict[str, int]:
+    """ccache's hit and miss counters now ({} without ccache); a build's
+    share is the difference (shared if two builds run at once)."""
+    if not ccache_args():
+        return {}
+    p = subprocess.run(["ccache", "--print-stats"], capture_output=True, text=True)
+    stats = dict(ln.split("\t", 1) for ln in p.stdout.splitlines() if "\t" in ln)
+    try:
+        return {"hits": int(stats.get("direct_cache_hit", 0)) +
+                int(stats.get("preprocessed_cache_hit", 0)),
+                "misses": int(stats.get("cache_miss", 0))}
+    except ValueError:
+        return {}
+
+
 def kmake(src: str, bdir: str, *targets: str, logfile: str = "", kbuild: str = "arm64") -> None:
     jobs = os.environ.get("KASAN_TAGS_JOBS") or str(os.cpu_count() or 2)
     run(["make", "-C", src, "O=" + bdir, "ARCH=" + kbuild, "LLVM=1", "-j" + jobs]
-        + list(targets), logfile=logfile or None)
+        + ccache_args() + list(targets), logfile=logfile or None)
 
 
 def write_manifest(bdir: str, outputs: Tuple[str, ...]) -> None:
     """The stamp of a complete build: each output's size, mtime and sha256,
     written last (atomically), so that a build killed at any point has none."""
-    files = {}
+    files: Dict[str, Any] = {}
     for out in outputs:
-        st = os.stat(os.path.join(bdir, out))
+        path = os.path.join(bdir, out)
+        if os.path.islink(path):
+            # vmlinux-gdb.py: kbuild's link into the source tree
+            files[out] = {"link": os.readlink(path)}
+            continue
+        st = os.stat(path)
         files[out] = {"size": st.st_size, "mtime_ns": st.st_mtime_ns,
-                      "sha256": sha256_file(os.path.join(bdir, out))}
+                      "sha256": sha256_file(path)}
     stamp = os.path.join(bdir, ".kt-complete")
     with open(stamp + ".tmp", "w") as f:
         json.dump({"recipe": RECIPE, "files": files}, f, indent=1)
@@ -106,15 +159,24 @@ def manifest_errors(bdir: str, outputs: Tuple[str, ...]) -> List[str]:
         files = json.loads(text)["files"] if text.strip() else None
     except (OSError, ValueError, KeyError, TypeError):
         return [".kt-complete: unreadable"]
+    if not isinstance(files, (dict, type(None))):
+        return [".kt-complete: unreadable"]
     errs = []
     for out in outputs:
         path = os.path.join(bdir, out)
+        want = files.get(out) if files else None
+        if os.path.islink(path):
+            # Its target is the tree, which an imported build extracts on
+            # first use (build_kernel): the link itself is what was built.
+            if isinstance(want, dict) and "link" in want and os.readlink(path) != want["link"]:
+                errs.append("%s: links to %s, built %s" % (out, os.readlink(path), want["link"]))
+            continue
         if not os.path.exists(path):
             errs.append("%s: missing" % out)
             continue
         if files is None:
             continue
-        want, st = files.get(out), os.stat(path)
+        st = os.stat(path)
         if not isinstance(want, dict):
             errs.append("%s: not in the manifest" % out)
         elif st.st_size != want.get("size"):
@@ -138,6 +200,11 @@ def build_kernel(variant: str) -> str:
         if os.path.exists(stamp):
             damaged = manifest_errors(bdir, OUTPUTS + (a.image,))
             if not damaged:
+                if not os.path.exists(os.path.join(bdir, "source")):
+                    # An imported build (vm.dist): its tree is this
+                    # machine's own tarball, extracted on first use.
+                    src, sha = cache.pristine_tree()
+                    cache.patched_tree(src, sha, patches)
                 return bdir
             log("the cached %s kernel is damaged (%s); rebuilding it"
                 % (variant, "; ".join(damaged)))
@@ -150,7 +217,7 @@ def build_kernel(variant: str) -> str:
         src = cache.patched_tree(src, sha, patches)
         os.makedirs(bdir, exist_ok=True)
         blog = os.path.join(bdir, "kt-build.log")
-        t0 = time.time()
+        t0, cc0 = time.time(), ccache_counts()
         log("building %s kernel in %s (log: %s)" % (variant, bdir, blog))
         kmake(src, bdir, "tinyconfig", logfile=blog, kbuild=a.kbuild)
         run([os.path.join(src, "scripts/kconfig/merge_config.sh"), "-m", "-O", bdir,
@@ -174,7 +241,9 @@ def build_kernel(variant: str) -> str:
             json.dump({"variant": variant, "src": src, "fragments":
                        [os.path.relpath(x, REPO) for x in frags],
                        "patches": [os.path.relpath(x, REPO) for x in patches],
-                       "build_seconds": round(time.time() - t0, 1)}, f, indent=1)
+                       "build_seconds": round(time.time() - t0, 1),
+                       "ccache": {k: n - cc0.get(k, 0) for k, n in ccache_counts().items()}},
+                      f, indent=1)
         write_manifest(bdir, OUTPUTS + (a.image,))
         log("built %s in %.0f s" % (variant, time.time() - t0))
     return bdir

@@ -1,0 +1,185 @@
+#!/usr/bin/python3
+"""`make bench-setup` (with bench/pipeline_times.py): what set-up costs here.
+
+    --builds      every kernel built in this cache: build seconds and
+                  ccache hits/misses, as kbuild recorded them, beside the
+                  figures issue 16 measured before ccache
+    --debug-info  swtags with DWARF 4 (the default), DWARF 5, split DWARF
+                  and reduced DWARF: build time, vmlinux and build dir
+                  size, and which gdb / lx-* commands still work on each
+    --rebuild     move this cache's build dirs aside and rebuild them all
+                  with ccache warm (the same paths, so hits are possible)
+    --first-lab   a new cache (and a new ccache): `make grade N=1` as a
+                  student's first command after `make deps`
+
+Figures are printed, never asserted.  The builds are real and long: run
+one section at a time (--builds is instant).
+"""
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import vm
+
+# Issue 16's figures, measured on this kind of machine before ccache (s).
+BEFORE = {"swtags": 262, "swtags-brk": 330, "generic": 280}
+BEFORE_TOTAL_MIN = 50
+DEBUG_VARIANTS = ("swtags", "swtags-dwarf5", "swtags-dwarf-split", "swtags-dwarf-reduced")
+# What a kernel developer asks gdb on a halted tagged kernel, one line
+# each: the label and the command.  Success is "no error".
+GDB_PROBES = (
+    ("types: ptype struct kmem_cache", "ptype struct kmem_cache"),
+    ("lines: info line kasan_report", "info line kasan_report"),
+    ("locals: info scope ____kasan_kmalloc", "info scope ____kasan_kmalloc"),
+    ("lx-version", "lx-version"),
+    ("lx-dmesg", "lx-dmesg"),
+    ("$lx_current().comm", "p $lx_current().comm"),
+    ("kasan-tag on init_task", "kasan-tag &init_task"),
+)
+
+
+def built_variants():
+    """(variant, build dir) of every kernel complete in this cache."""
+    out = []
+    for v in vm.variants():
+        bdir = vm.build_dir(v)
+        if os.path.exists(os.path.join(bdir, ".kt-complete")):
+            out.append((v, bdir))
+    return out
+
+
+def du_mib(path):
+    p = subprocess.run(["du", "-sm", path], capture_output=True, text=True)
+    return int(p.stdout.split()[0]) if p.returncode == 0 else -1
+
+
+def show_builds():
+    rows = built_variants()
+    print("%-24s %8s %8s %8s %10s"
+          % ("kernel built here", "seconds", "ccache", "ccache", "before (s)"))
+    print("%-24s %8s %8s %8s %10s" % ("", "", "hits", "misses", "issue 16"))
+    total = 0.0
+    for v, bdir in rows:
+        info = vm.kernel_info(bdir)
+        cc = info.get("ccache") or {}
+        secs = info.get("build_seconds", 0.0)
+        total += secs
+        print("%-24s %8.0f %8s %8s %10s" % (v, secs, cc.get("hits", "-"), cc.get("misses", "-"),
+                                            BEFORE.get(v, "")))
+    print("%-24s %8.1f min (sum of builds; before: about %d min for nine)"
+          % ("all %d" % len(rows), total / 60, BEFORE_TOTAL_MIN))
+
+
+def gdb_probe(bdir):
+    """{label: "ok" or the first error line} on a halted boot of bdir."""
+    gfile = os.path.join(tempfile.mkdtemp(prefix="kt-probe-"), "probe.gdb")
+    with open(gfile, "w") as f:
+        f.write("break kasan_init\ncontinue\nfinish\n")
+        for label, cmd in GDB_PROBES:
+            f.write("echo KT-PROBE %s\\n\n%s\necho KT-PROBE-END\\n\n" % (label, cmd))
+    _, out = vm.boot_gdb(bdir, gfile, "kunit.enable=0", 240,
+                         os.path.join(bdir, "kt", "bench-probe.log"))
+    res = {}
+    for label, _ in GDB_PROBES:
+        m = re.search(r"KT-PROBE %s\n(.*?)KT-PROBE-END" % re.escape(label), out, re.S)
+        body = m.group(1) if m else "(no output)"
+        err = [ln for ln in body.splitlines() if re.search(
+            r"No symbol|not defined|Error|error|No line number|No frame|Python Exception", ln)]
+        res[label] = "ok" if m and not err else (err or ["no output"])[0][:60]
+    return res
+
+
+def debug_info():
+    rows = []
+    for v in DEBUG_VARIANTS:
+        t0 = time.time()
+        bdir = vm.build_kernel(v)
+        info = vm.kernel_info(bdir)
+        rows.append((v, info.get("build_seconds", time.time() - t0),
+                     os.path.getsize(vm.vmlinux(bdir)) >> 20, du_mib(bdir), gdb_probe(bdir)))
+    print("%-22s %8s %9s %10s" % ("debug info", "build s", "vmlinux", "build dir"))
+    for v, secs, vmx, bd, _ in rows:
+        print("%-22s %8.0f %6d MiB %6d MiB" % (v, secs, vmx, bd))
+    print()
+    names = [v[len("swtags-"):] or "dwarf4" for v, *_ in rows]
+    print("%-38s " % "gdb on the halted kernel" + " ".join("%-14s" % n for n in names))
+    for label, _ in GDB_PROBES:
+        print("%-38s " % label + " ".join("%-14s" % r[4][label][:14] for r in rows))
+
+
+def rebuild():
+    rows = built_variants()
+    root = vm.cache_root()
+    aside = os.path.join(root, "build.bench-aside")
+    shutil.rmtree(aside, ignore_errors=True)
+    os.rename(os.path.join(root, "build"), aside)
+    t0 = time.time()
+    try:
+        for v, _ in rows:
+            vm.build_kernel(v)
+    except BaseException:
+        # Give the cache back as it was.
+        shutil.rmtree(os.path.join(root, "build"), ignore_errors=True)
+        os.rename(aside, os.path.join(root, "build"))
+        raise
+    total = time.time() - t0
+    shutil.rmtree(aside, ignore_errors=True)
+    show_builds()
+    print("rebuild of all %d after removing the build cache, ccache warm: %.1f min "
+          "(goal 5)" % (len(rows), total / 60))
+
+
+def first_lab():
+    tmp = tempfile.mkdtemp(prefix="kt-first-lab-")
+    env = dict(os.environ, KASAN_TAGS_CACHE=tmp)
+    env = {k: x for k, x in env.items() if not k.startswith("MAKE")}
+    try:
+        t0 = time.time()
+        subprocess.run(["make", "-s", "-C", vm.REPO, "deps"], env=env, check=True)
+        t_deps = time.time() - t0
+        p = subprocess.run(["make", "-s", "-C", vm.REPO, "grade", "N=1"], env=env,
+                           capture_output=True, text=True)
+        total = time.time() - t0
+        info = json.load(open(os.path.join(vm.build_dir("swtags").replace(
+            vm.cache_root(), tmp), "kt-variant.json")))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("first lab in a new cache: make deps %.1f s (packages already installed), "
+          "make grade N=1 %s, %.1f min in all (goal 6); of it the swtags build %.0f s"
+          % (t_deps, "passed" if p.returncode == 0 else "FAILED", total / 60,
+             info.get("build_seconds", 0)))
+
+
+def main(argv=None):
+    vm.install_signal_handlers()
+    ap = argparse.ArgumentParser(prog="bench/setup_costs.py", description=__doc__.split("\n")[0])
+    for opt in ("--builds", "--debug-info", "--rebuild", "--first-lab"):
+        ap.add_argument(opt, action="store_true")
+    a = ap.parse_args(argv)
+    if not (a.builds or a.debug_info or a.rebuild or a.first_lab):
+        a.builds = True
+    if a.builds:
+        show_builds()
+    if a.debug_info:
+        debug_info()
+    if a.rebuild:
+        rebuild()
+    if a.first_lab:
+        first_lab()
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except vm.KtError as e:
+        sys.exit("kasan-tags: error: %s" % e)
+    except KeyboardInterrupt:
+        sys.exit("kasan-tags: interrupted")
