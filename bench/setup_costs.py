@@ -7,8 +7,9 @@
     --debug-info  swtags with DWARF 4 (the default), DWARF 5, split DWARF
                   and reduced DWARF: build time, vmlinux and build dir
                   size, and which gdb / lx-* commands still work on each
-    --rebuild     move this cache's build dirs aside and rebuild them all
-                  with ccache warm (the same paths, so hits are possible)
+    --rebuild     move this cache's build dirs aside and rebuild the labs'
+                  kernels with ccache warm (the same paths, so hits are
+                  possible); the other kernels are dropped
     --first-lab   a new cache (and a new ccache): `make grade N=1` as a
                   student's first command after `make deps`
 
@@ -27,6 +28,7 @@ import tempfile
 import time
 
 import vm
+from labs import lab
 
 # Issue 16's figures, measured on this kind of machine before ccache (s).
 BEFORE = {"swtags": 262, "swtags-brk": 330, "generic": 280}
@@ -115,7 +117,8 @@ def debug_info():
 
 
 def rebuild():
-    rows = built_variants()
+    need = lab.needed_variants(lab.load_all())
+    rows = [(v, b) for v, b in built_variants() if v in need]
     root = vm.cache_root()
     aside = os.path.join(root, "build.bench-aside")
     shutil.rmtree(aside, ignore_errors=True)

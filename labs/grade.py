@@ -326,7 +326,12 @@ def main(argv=None):
     ap.add_argument("--step", action="append")
     ap.add_argument("--interactive", action="store_true", help="`make lab`: gdb on a halted VM")
     ap.add_argument("--out", help="also write the results as JSON to this file")
+    ap.add_argument("--list-variants", action="store_true",
+                    help="print the kernels the labs need, comma-separated (make dist)")
     a = ap.parse_args(argv)
+    if a.list_variants:
+        print(",".join(labdata.needed_variants(labdata.load_all())))
+        return 0
     sel = labdata.folders()
     if a.lab:
         sel = [d for d in sel if d[:2] == "%02d" % int(a.lab)] if a.lab.isdigit() else []

@@ -22,7 +22,7 @@ import tomllib
 from types import ModuleType
 from typing import Any, Callable, Dict, List, Tuple
 
-from vm import KtError, variants
+from vm import DEFAULT_VARIANT, KtError, variants
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LAB_KEYS = {"title": str, "patches": list, "sources": list, "step": list, "exercise": list}
@@ -255,3 +255,24 @@ def load_lab(folder: str, root: str = HERE) -> Lab:
 
 def load_all(root: str = HERE) -> List[Lab]:
     return [load_lab(d, root) for d in folders(root)]
+
+
+def needed_variants(labs: List[Lab]) -> List[str]:
+    """Every kernel the labs boot or read: each step's variant (default
+    swtags) and control, and the V of {bdir:V}-style placeholders in its
+    host command and gdb file (what `make dist` archives for a class)."""
+    out = set()
+    for lab in labs:
+        for st in lab.steps:
+            out.add(st.get("variant", DEFAULT_VARIANT))
+            if "control" in st:
+                out.add(st["control"])
+            texts = [" ".join(st.get("host", []))]
+            if "gdb" in st:
+                with open(lab.path(st["gdb"])) as f:
+                    texts.append(f.read())
+            for text in texts:
+                for m in PLACEHOLDER.finditer(text):
+                    if PLACEHOLDERS.get(m.group(1)) == "variant" and m.group(2):
+                        out.add(m.group(2))
+    return sorted(out)

@@ -11,7 +11,9 @@ import subprocess
 import pytest
 
 import vm
-from vm import dist, kbuild
+from vm import dist, kbuild, variant
+
+OUTS = kbuild.OUTPUTS + (variant.ARCHES["arm64"].image,)
 
 
 def teacher_build(fake, tmp_path, monkeypatch):
@@ -26,8 +28,8 @@ def teacher_build(fake, tmp_path, monkeypatch):
     os.symlink(tree + "/scripts/gdb/vmlinux-gdb.py", gdbpy)
     open(os.path.join(bdir, "Makefile"), "w").write("include %s/Makefile\n" % tree)
     open(os.path.join(bdir, "big.o"), "w").write("object")
-    os.makedirs(os.path.join(bdir, "kt", "module"))
-    kbuild.write_manifest(bdir, kbuild.OUTPUTS + ("arch/arm64/boot/Image",))
+    os.makedirs(vm.module_dir(bdir))
+    kbuild.write_manifest(bdir, OUTS)
     return root, bdir
 
 
@@ -53,7 +55,7 @@ def test_an_archive_round_trips_and_no_kernel_is_built(fake, tmp_path, monkeypat
     assert os.readlink(os.path.join(b_bdir, "source")).startswith(b_root + "/src/")
     assert os.readlink(os.path.join(b_bdir, "vmlinux-gdb.py")).startswith(b_root + "/src/")
     assert open(os.path.join(b_bdir, "Makefile")).read().startswith("include " + b_root)
-    assert kbuild.manifest_errors(b_bdir, kbuild.OUTPUTS + ("arch/arm64/boot/Image",)) == []
+    assert kbuild.manifest_errors(b_bdir, OUTS) == []
     builds = fake.builds
     assert kbuild.build_kernel("swtags") == b_bdir and fake.builds == builds
     assert dist.import_archive(archive) == [("swtags", "already in the cache")]

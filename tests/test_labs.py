@@ -175,3 +175,11 @@ def test_placeholder_messages_quote_the_placeholder():
     errs = lab.placeholder_errors("w", "{kernel:x} {moddir:nope} {vmlinux:swtags}", [])
     assert errs == ["w: unknown placeholder {kernel:x} (known: {bdir}, {vmlinux}, {moddir}, "
                     "{serial}, {repo})", "w: {moddir:nope} names unknown variant 'nope'"]
+
+
+def test_the_kernels_the_labs_need_are_what_make_dist_archives():
+    """Each step's variant and control, and placeholders' variants (lab 3
+    reads {vmlinux:swtags}); not the bench or fixture kernels."""
+    need = lab.needed_variants(lab.load_all())
+    exp = [v for v in vm.variants() if v.startswith("exp-")]
+    assert set(need) == {"swtags", "swtags-brk", "generic", "none", *exp}

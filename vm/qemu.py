@@ -65,6 +65,8 @@ MACHINES: Dict[str, QemuParams] = {
     # For `make bench`: -icount shift=0 advances the guest clock by 1 ns per
     # executed instruction, so guest-timed figures become instruction counts.
     "virt-icount": QemuParams("virt-icount", extra=("-nic", "none", "-icount", "shift=0")),
+    # Hardware tag-based KASAN: QEMU's emulated MTE, tag storage included
+    "virt-mte": QemuParams("virt-mte", machine="virt,mte=on"),
     # x86_64 (kasan-decode's x86 fixture): the PC's first UART
     "pc": QemuParams("pc", machine="pc", binary="qemu-system-x86_64", console="ttyS0"),
 }
