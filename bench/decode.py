@@ -90,6 +90,7 @@ def compare(input_lines: List[str], script_out: str, ours_json: str) -> Tuple[in
 
 def main() -> int:
     bdir = vm.build_kernel("swtags")
+    vm.build_module(bdir)       # --modules: the lab module's .ko files
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "swtags.log")
         with lzma.open(FIXTURE, "rt") as f, open(log, "w") as out:

@@ -83,9 +83,14 @@ def gdb_probe(bdir):
     """{label: "ok" or the first error line} on a halted boot of bdir."""
     gfile = os.path.join(tempfile.mkdtemp(prefix="kt-probe-"), "probe.gdb")
     with open(gfile, "w") as f:
-        f.write("break kasan_init\ncontinue\nfinish\n")
+        # An error ends a gdb -batch script: each probe runs under python's
+        # try, so one that fails does not hide the others.
+        f.write("break kasan_init\ncontinue\nfinish\npython\n")
         for label, cmd in GDB_PROBES:
-            f.write("echo KT-PROBE %s\\n\n%s\necho KT-PROBE-END\\n\n" % (label, cmd))
+            f.write("print('KT-PROBE %s')\ntry:\n    gdb.execute(%r)\n"
+                    "except gdb.error as e:\n    print('Error: %%s' %% e)\n"
+                    "print('KT-PROBE-END')\n" % (label, cmd))
+        f.write("end\n")
     _, out = vm.boot_gdb(bdir, gfile, "kunit.enable=0", 240,
                          os.path.join(bdir, "kt", "bench-probe.log"))
     res = {}
@@ -104,16 +109,19 @@ def debug_info():
         t0 = time.time()
         bdir = vm.build_kernel(v)
         info = vm.kernel_info(bdir)
+        cc = info.get("ccache") or {}
         rows.append((v, info.get("build_seconds", time.time() - t0),
+                     "%s/%s" % (cc.get("hits", "-"), cc.get("misses", "-")),
                      os.path.getsize(vm.vmlinux(bdir)) >> 20, du_mib(bdir), gdb_probe(bdir)))
-    print("%-22s %8s %9s %10s" % ("debug info", "build s", "vmlinux", "build dir"))
-    for v, secs, vmx, bd, _ in rows:
-        print("%-22s %8.0f %6d MiB %6d MiB" % (v, secs, vmx, bd))
+    print("%-22s %8s %13s %9s %10s"
+          % ("debug info", "build s", "ccache hit/miss", "vmlinux", "build dir"))
+    for v, secs, cc, vmx, bd, _ in rows:
+        print("%-22s %8.0f %13s %6d MiB %6d MiB" % (v, secs, cc, vmx, bd))
     print()
     names = [v[len("swtags-"):] or "dwarf4" for v, *_ in rows]
     print("%-38s " % "gdb on the halted kernel" + " ".join("%-14s" % n for n in names))
     for label, _ in GDB_PROBES:
-        print("%-38s " % label + " ".join("%-14s" % r[4][label][:14] for r in rows))
+        print("%-38s " % label + " ".join("%-14s" % r[5][label][:14] for r in rows))
 
 
 def rebuild():
