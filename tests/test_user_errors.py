@@ -12,7 +12,7 @@ import time
 import pytest
 
 from labs import grade
-from vm import cli, initramfs, proc
+from vm import cli, initramfs, proc, variant
 
 from conftest import REPO
 
@@ -67,10 +67,17 @@ def test_bogus_scenario_refused_before_the_build(capsys, monkeypatch):
         err.count("\n") == 1
 
 
-def test_scenarios_on_a_variant_without_the_module(capsys, monkeypatch):
+@pytest.mark.parametrize("v", ["x86-generic", "hwtags", "exp-hwtags-no-dc-gva"])
+def test_scenarios_on_a_variant_without_the_module(v, capsys, monkeypatch):
+    """x86 by its arch; hwtags by its fragment (`# kt-lab-module: none`),
+    inherited by what includes it."""
     monkeypatch.setattr(cli, "build_kernel", lambda v: pytest.fail("built a kernel"))
-    assert cli.main(["boot", "-V", "x86-generic", "--run", "uaf"]) == 2
-    assert "has no lab module" in capsys.readouterr().err
+    assert cli.main(["boot", "-V", v, "--run", "uaf"]) == 2
+    assert "kasan-tags: error: variant %s has no lab module" % v in capsys.readouterr().err
+
+
+def test_the_module_is_built_for_every_other_arm64_variant():
+    assert variant.lab_module_of("swtags") and variant.lab_module_of("generic")
 
 
 @pytest.mark.parametrize("n,msg", [("4", "has no gdb step"), ("9", "no lab 9"),

@@ -20,7 +20,7 @@ from vm.gdb import gdb_cmd, halted_vm, port_file, write_port_file
 from vm.initramfs import LAB_DEBUGFS, build_initramfs, check_scenarios
 from vm.kbuild import build_dir, build_kernel, kt_dir
 from vm.qemu import END_MARK, boot, full_cmdline, qemu_cmd, scenario_cmdline
-from vm.variant import DEFAULT_VARIANT, arch_of
+from vm.variant import DEFAULT_VARIANT, lab_module_of
 
 
 def _variant_arg(variant: str) -> str:
@@ -87,9 +87,9 @@ def scripted_shell(bdir: str, cmdline: str, script: str, a: argparse.Namespace) 
 
 def cmd_boot(a: argparse.Namespace) -> int:
     if a.run:
-        if not arch_of(a.variant).lab_module:
-            raise KtError("variant %s has no lab module; scenarios run on the arm64 "
-                          "variants" % a.variant)
+        if not lab_module_of(a.variant):
+            raise KtError("variant %s has no lab module (vm/configs/%s.config); scenarios "
+                          "run on the others" % (a.variant, a.variant))
         check_scenarios(a.run)
     bdir = build_kernel(a.variant)
     cmdline = " ".join(x for x in (a.cmdline, scenario_cmdline(a.run)) if x)

@@ -11,6 +11,7 @@ from typing import List
 from vm import cache
 from vm.base import REPO, VM, KtError, Lock, run
 from vm.kbuild import arch, kernel_info, kt_dir, module_dir
+from vm.variant import lab_module_of
 
 BUSYBOX_APPLETS = ("sh", "ls", "cat", "echo", "poweroff", "mount", "dmesg", "grep",
                    "head", "tail", "free", "ps", "vi", "less", "hexdump")
@@ -41,7 +42,7 @@ def build_init(bdir: str) -> str:
 def build_module(bdir: str) -> List[str]:
     """Out-of-tree lab module(s) from labs/module, built in the build dir."""
     srcdir = os.path.join(REPO, "labs", "module")
-    if not os.path.isdir(srcdir) or not arch(bdir).lab_module:
+    if not os.path.isdir(srcdir) or not lab_module_of(kernel_info(bdir)["variant"]):
         return []
     mdir = module_dir(bdir)
     os.makedirs(mdir, exist_ok=True)

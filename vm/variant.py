@@ -45,6 +45,16 @@ def directive(variant: str, name: str, default: str) -> str:
     return default
 
 
+def lab_module_of(variant: str) -> bool:
+    """Is labs/module built and loaded for this variant?  Its arch's rule,
+    unless one of its fragments says `# kt-lab-module: none` (hwtags and
+    what includes it: no shadow memory)."""
+    frags, _ = resolve_variant(variant)
+    return arch_of(variant).lab_module and not any(
+        re.match(r"#\s*kt-lab-module:\s*none\b", line)
+        for f in frags for line in open(f))
+
+
 def arch_of(variant: str) -> Arch:
     name = directive(variant, "arch", "arm64")
     if name not in ARCHES:
