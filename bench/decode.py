@@ -18,12 +18,12 @@ import os
 import re
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from typing import Dict, List, Tuple
 
 import vm
+from bench import run_main
 
 REPO = vm.REPO
 DECODE = os.path.join(REPO, "gdb-scripts", "kasan", "decode.py")
@@ -122,7 +122,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except vm.KtError as e:
-        sys.exit("kasan-tags: error: %s" % e)
+    run_main(main)

@@ -35,6 +35,7 @@ import sys
 import time
 
 import vm
+from bench import run_main
 from bench import table
 from vm.metrics import icount, measure
 
@@ -162,7 +163,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except vm.KtError as e:
-        sys.exit("kasan-tags: error: %s" % e)
+    run_main(main)

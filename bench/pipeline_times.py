@@ -14,11 +14,11 @@ import re
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 
 import vm
+from bench import run_main
 
 REPO = vm.REPO
 
@@ -88,7 +88,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    except vm.KtError as e:
-        sys.exit("kasan-tags: error: %s" % e)
+    run_main(main)

@@ -23,11 +23,11 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 
 import vm
+from bench import run_main
 from labs import lab
 
 # Issue 16's figures, measured on this kind of machine before ccache (s).
@@ -75,7 +75,8 @@ def show_builds():
         total += secs
         print("%-24s %8.0f %8s %8s %10s" % (v, secs, cc.get("hits", "-"), cc.get("misses", "-"),
                                             BEFORE.get(v, "")))
-    print("%-24s %8.1f min (sum of builds; before: about %d min for nine)"
+    print("%-24s %8.1f min (sum of the last builds, cold or ccache-warm as the hits say; "
+          "before: about %d min for nine, cold)"
           % ("all %d" % len(rows), total / 60, BEFORE_TOTAL_MIN))
 
 
@@ -188,9 +189,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    try:
-        sys.exit(main())
-    except vm.KtError as e:
-        sys.exit("kasan-tags: error: %s" % e)
-    except KeyboardInterrupt:
-        sys.exit("kasan-tags: interrupted")
+    run_main(main)
