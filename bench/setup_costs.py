@@ -82,7 +82,8 @@ def show_builds():
 
 def gdb_probe(bdir):
     """{label: "ok" or the first error line} on a halted boot of bdir."""
-    gfile = os.path.join(tempfile.mkdtemp(prefix="kt-probe-"), "probe.gdb")
+    tmp = tempfile.mkdtemp(prefix="kt-probe-")
+    gfile = os.path.join(tmp, "probe.gdb")
     with open(gfile, "w") as f:
         # An error ends a gdb -batch script: each probe runs under python's
         # try, so one that fails does not hide the others.
@@ -92,8 +93,10 @@ def gdb_probe(bdir):
                     "except gdb.error as e:\n    print('Error: %%s' %% e)\n"
                     "print('KT-PROBE-END')\n" % (label, cmd))
         f.write("end\n")
-    _, out = vm.boot_gdb(bdir, gfile, "kunit.enable=0", 240,
-                         os.path.join(bdir, "kt", "bench-probe.log"))
+    try:
+        _, out = vm.boot_gdb(bdir, gfile, "kunit.enable=0", 240, os.path.join(tmp, "serial.log"))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
     res = {}
     for label, _ in GDB_PROBES:
         m = re.search(r"KT-PROBE %s\n(.*?)KT-PROBE-END" % re.escape(label), out, re.S)

@@ -12,9 +12,11 @@ are kept under build/check/.
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 
@@ -362,14 +364,11 @@ NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 
 def checkout_copy(dest):
-    """This checkout's files (tracked and untracked, not ignored) in dest."""
-    files = subprocess.run(["git", "ls-files", "-z", "-co", "--exclude-standard"], cwd=REPO,
-                           capture_output=True, text=True).stdout.split("\0")
-    for rel in filter(None, files):
-        if os.path.isfile(os.path.join(REPO, rel)):
-            os.makedirs(os.path.join(dest, os.path.dirname(rel)), exist_ok=True)
-            subprocess.run(["cp", "-p", os.path.join(REPO, rel), os.path.join(dest, rel)],
-                           check=True)
+    """This checkout's files (those make handout reads) in dest."""
+    from labs import handout
+    for rel in handout.tree_files():
+        os.makedirs(os.path.join(dest, os.path.dirname(rel)), exist_ok=True)
+        shutil.copy2(os.path.join(REPO, rel), os.path.join(dest, rel))
 
 
 def check_classroom():
@@ -377,8 +376,6 @@ def check_classroom():
     a read-only checkout (only build/ writable) and an empty cache:
     `make deps`, `make import`, `make run` and `make grade N=1` work and
     build no kernel, and nothing is written outside build/ and the cache."""
-    import shutil
-    import tempfile
     if os.geteuid() != 0:
         # Not counted: becoming another user (setpriv, chown) needs root.
         print("SKIP classroom: needs root to run the student steps as the user nobody",

@@ -9,9 +9,8 @@ import tempfile
 
 import pytest
 
+from tests.check import NOBODY
 from vm.base import VM
-
-NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 pytestmark = pytest.mark.skipif(os.geteuid() != 0,
                                 reason="needs root to become the user nobody (setpriv)")
 

@@ -8,8 +8,9 @@ generated headers and host tools that out-of-tree modules build with), plus
 Debian's static busybox and KT_DIST, which records:
 
     format, the exporting cache root, and per variant its build dir name and
-    the parts of its cache key (recipe, tarball, clang, each fragment and
-    each patch, as sha256 digests)
+    the parts of its cache key (kbuild.key_parts: the recipe, the tarball's
+    sha256 and clang's version as they are, each fragment and patch as the
+    sha256 of its text)
 
 An import recomputes those parts from the student's checkout and refuses
 the archive, naming what differs, unless they are equal; then it checks
@@ -29,8 +30,9 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from vm import cache
 from vm.base import KtError, Lock, log
-from vm.kbuild import OUTPUTS, build_dir, key_parts, manifest_errors
-from vm.variant import arch_of, variants
+from vm.initramfs import BUSYBOX
+from vm.kbuild import build_dir, key_parts, manifest_errors, outputs
+from vm.variant import variants
 
 KT_DIST = "kt-dist.json"
 FORMAT = 1
@@ -64,7 +66,7 @@ def complete(v: str) -> bool:
     """Is this checkout's build of `v` in the cache, whole?"""
     bdir = build_dir(v)
     return os.path.exists(os.path.join(bdir, ".kt-complete")) and \
-        not manifest_errors(bdir, OUTPUTS + (arch_of(v).image,))
+        not manifest_errors(bdir, outputs(v))
 
 
 def dist(path: str, names: Sequence[str]) -> Dict[str, Any]:
@@ -80,9 +82,8 @@ def dist(path: str, names: Sequence[str]) -> Dict[str, Any]:
         rel = os.path.relpath(bdir, root)
         meta["variants"][v] = {"dir": rel, "key": dict(key_parts(v))}
         members += [os.path.join(rel, p) for p in shipped(bdir)]
-    bb = os.path.join("busybox", "bin", "busybox")
-    if os.path.exists(os.path.join(root, bb)):
-        members.append(bb)
+    if os.path.exists(os.path.join(root, BUSYBOX)):
+        members.append(BUSYBOX)
     tmp = tempfile.mkdtemp(prefix="kt-dist-")
     try:
         with open(os.path.join(tmp, KT_DIST), "w") as f:
@@ -96,8 +97,9 @@ def dist(path: str, names: Sequence[str]) -> Dict[str, Any]:
                            ["-C", tmp, KT_DIST, "-C", root, "--no-recursion",
                             "-T", lst], check=True, stderr=subprocess.PIPE)
         except subprocess.CalledProcessError as e:
-            raise KtError("could not write %s: %s" % (out, e.stderr.decode(
-                errors="replace").strip().splitlines()[-1:]))
+            why = e.stderr.decode(errors="replace").strip().splitlines()
+            raise KtError("could not write %s: %s"
+                          % (out, why[-1] if why else "tar exit %d" % e.returncode))
         os.replace(out + ".tmp", out)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -184,7 +186,7 @@ def import_archive(path: str) -> List[Tuple[str, str]]:
         done = []
         for v, d in sorted(meta["variants"].items()):
             src = os.path.join(tmp, d["dir"])
-            errs = manifest_errors(src, OUTPUTS + (arch_of(v).image,))
+            errs = manifest_errors(src, outputs(v))
             if errs:
                 raise KtError("archive %s: variant %s: %s" % (path, v, errs[0]))
             dst = build_dir(v)
@@ -197,10 +199,10 @@ def import_archive(path: str) -> List[Tuple[str, str]]:
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
                 os.rename(src, dst)
                 done.append((v, "imported"))
-        bb = os.path.join(tmp, "busybox", "bin", "busybox")
-        if os.path.exists(bb) and not os.path.exists(os.path.join(root, "busybox/bin/busybox")):
-            os.makedirs(os.path.join(root, "busybox", "bin"), exist_ok=True)
-            os.rename(bb, os.path.join(root, "busybox", "bin", "busybox"))
+        bb, mine = os.path.join(tmp, BUSYBOX), os.path.join(root, BUSYBOX)
+        if os.path.exists(bb) and not os.path.exists(mine):
+            os.makedirs(os.path.dirname(mine), exist_ok=True)
+            os.rename(bb, mine)
         return done
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

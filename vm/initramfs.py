@@ -13,6 +13,8 @@ from vm.base import REPO, VM, KtError, Lock, run
 from vm.kbuild import arch, kernel_info, kt_dir, module_dir
 from vm.variant import lab_module_of
 
+# Where Debian's static arm64 busybox is unpacked, in the cache.
+BUSYBOX = os.path.join("busybox", "bin", "busybox")
 BUSYBOX_APPLETS = ("sh", "ls", "cat", "echo", "poweroff", "mount", "dmesg", "grep",
                    "head", "tail", "free", "ps", "vi", "less", "hexdump")
 
@@ -112,7 +114,7 @@ def use_shipped(bdir: str, mdir: str) -> None:
 
 def busybox() -> str:
     """Debian's static arm64 busybox, unpacked into the cache (not installed)."""
-    bb = os.path.join(cache.cache_root(), "busybox", "bin", "busybox")
+    bb = os.path.join(cache.cache_root(), BUSYBOX)
     if os.path.exists(bb):
         return bb
     top = os.path.dirname(os.path.dirname(bb))

@@ -60,6 +60,11 @@ def build_dir(variant: str) -> str:
     return os.path.join(cache.cache_root(), "build", "%s-%s" % (variant, build_key(variant)))
 
 
+def outputs(variant: str) -> Tuple[str, ...]:
+    """What a complete build of `variant` holds: OUTPUTS and its image."""
+    return OUTPUTS + (arch_of(variant).image,)
+
+
 def vmlinux(bdir: str) -> str:
     return os.path.join(bdir, "vmlinux")
 
@@ -198,7 +203,7 @@ def build_kernel(variant: str) -> str:
     stamp = os.path.join(bdir, ".kt-complete")
     with Lock(bdir + ".lock", "building the %s kernel" % variant):
         if os.path.exists(stamp):
-            damaged = manifest_errors(bdir, OUTPUTS + (a.image,))
+            damaged = manifest_errors(bdir, outputs(variant))
             if not damaged:
                 if not os.path.exists(os.path.join(bdir, "source")):
                     # An imported build (vm.dist): its tree is this
@@ -209,7 +214,7 @@ def build_kernel(variant: str) -> str:
             log("the cached %s kernel is damaged (%s); rebuilding it"
                 % (variant, "; ".join(damaged)))
             os.unlink(stamp)
-            for out in OUTPUTS + (a.image,):
+            for out in outputs(variant):
                 if any(d.startswith(out + ":") for d in damaged) and \
                         os.path.exists(os.path.join(bdir, out)):
                     os.unlink(os.path.join(bdir, out))
@@ -244,7 +249,7 @@ def build_kernel(variant: str) -> str:
                        "build_seconds": round(time.time() - t0, 1),
                        "ccache": {k: n - cc0.get(k, 0) for k, n in ccache_counts().items()}},
                       f, indent=1)
-        write_manifest(bdir, OUTPUTS + (a.image,))
+        write_manifest(bdir, outputs(variant))
         log("built %s in %.0f s" % (variant, time.time() - t0))
     return bdir
 

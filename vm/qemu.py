@@ -18,7 +18,7 @@ from vm import proc
 from vm.base import KtError
 from vm.kbuild import image, kernel_info, kt_dir
 from vm.initramfs import build_initramfs
-from vm.variant import CONFIGS, resolve_variant
+from vm.variant import CONFIGS, inherited_directive
 
 START_MARK = "KT-INIT-START"
 END_MARK = "KT-INIT-END"
@@ -74,13 +74,7 @@ MACHINES: Dict[str, QemuParams] = {
 
 def machine_of_variant(variant: str) -> QemuParams:
     """The machine a variant's fragments ask for (`# kt-machine: NAME`)."""
-    frags, _ = resolve_variant(variant)
-    name = "virt"
-    for path in frags:
-        for line in open(path):
-            m = re.match(r"#\s*kt-machine:\s*(\S+)", line)
-            if m:
-                name = m.group(1)
+    name = inherited_directive(variant, "machine", "virt")
     if name not in MACHINES:
         raise KtError("%s: unknown machine %r (known: %s; see %s)" % (
             variant, name, ", ".join(MACHINES), CONFIGS))

@@ -45,14 +45,25 @@ def directive(variant: str, name: str, default: str) -> str:
     return default
 
 
+def inherited_directive(variant: str, name: str, default: str) -> str:
+    """The value of `# kt-NAME: VALUE` in the variant's fragments, included
+    ones too (the last one in merge order wins)."""
+    frags, _ = resolve_variant(variant)
+    value = default
+    for path in frags:
+        for line in open(path):
+            m = re.match(r"#\s*kt-%s:\s*(\S+)" % name, line)
+            if m:
+                value = m.group(1)
+    return value
+
+
 def lab_module_of(variant: str) -> bool:
     """Is labs/module built and loaded for this variant?  Its arch's rule,
-    unless one of its fragments says `# kt-lab-module: none` (hwtags and
-    what includes it: no shadow memory)."""
-    frags, _ = resolve_variant(variant)
-    return arch_of(variant).lab_module and not any(
-        re.match(r"#\s*kt-lab-module:\s*none\b", line)
-        for f in frags for line in open(f))
+    unless a fragment says `# kt-lab-module: none` (hwtags and what
+    includes it: no shadow memory)."""
+    return arch_of(variant).lab_module and \
+        inherited_directive(variant, "lab-module", "yes") != "none"
 
 
 def arch_of(variant: str) -> Arch:
