@@ -38,11 +38,12 @@ kernel:
 	@$(KT) kernel
 
 TIMEOUT ?= 300
+MACHINE ?=
 boot:
-	@$(KT) boot --timeout $(TIMEOUT) --cmdline "$(CMDLINE)"
+	@$(KT) boot --timeout $(TIMEOUT) --cmdline "$(CMDLINE)" $(if $(MACHINE),--machine "$(MACHINE)")
 
 run:
-	@$(KT) boot --timeout $(TIMEOUT) --run "$(SCENARIO)" --cmdline "kunit.enable=0 $(CMDLINE)"
+	@$(KT) boot --timeout $(TIMEOUT) --run "$(SCENARIO)" --cmdline "kunit.enable=0 $(CMDLINE)" $(if $(MACHINE),--machine "$(MACHINE)")
 
 shell:
 	@$(KT) boot --shell $(if $(GDB),--gdb) $(if $(CMD),--cmd "$$CMD") --cmdline "kunit.enable=0 $(CMDLINE)"

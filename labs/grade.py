@@ -136,9 +136,12 @@ def run_step(lab, step, runs, variant=None, transcript=True):
         shown = ["$ " + " ".join(shlex.quote(clean_paths(a, bdir)) for a in argv)]
         body = run.host
     else:
-        b = vm.boot(bdir, cmdline, timeout, serial)
+        params = vm.MACHINES[step["machine"]] if "machine" in step else None
+        b = vm.boot(bdir, cmdline, timeout, serial, params=params)
         run.serial, run.status, run.paths = b.text, b.status, [serial]
-        shown = ["$ make boot VARIANT=%s CMDLINE=%s" % (variant, shlex.quote(cmdline))]
+        shown = ["$ make boot VARIANT=%s CMDLINE=%s%s" % (
+            variant, shlex.quote(cmdline),
+            " MACHINE=" + step["machine"] if params else "")]
         body = b.text
     if "filter" in step:
         pat = re.compile(step["filter"])

@@ -22,7 +22,8 @@ import tomllib
 from types import ModuleType
 from typing import Any, Callable, Dict, List, Tuple
 
-from vm import DEFAULT_VARIANT, KtError, variants
+from vm import DEFAULT_VARIANT, MACHINES, KtError, variants
+
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LAB_KEYS = {"title": str, "patches": list, "sources": list, "step": list, "exercise": list}
@@ -45,6 +46,7 @@ STEP_KEYS: Dict[str, Any] = {
     "check": str,           # grade with check_<check> of check.py (default: the step's name)
     "checks": bool,         # false: a demonstration, not graded
     "control": str,         # lab 5: the same boot on this variant must NOT pass the check
+    "machine": str,         # another QEMU machine than the variant's (vm/qemu.py MACHINES)
     "may_die": bool,        # a predicted crash is an outcome, not a failed boot
     "ok_exit": list,        # host step: exit codes that count as success (default [0])
     # lab 5's expectations, read by its check function
@@ -175,6 +177,11 @@ def validate(folder: str, spec: Dict[str, Any], module: ModuleType, root: str) -
         for k in ("variant", "control"):
             if k in step and step[k] not in variants():
                 errs.append("%s: %s %r is not a variant (vm/configs/)" % (where, k, step[k]))
+        if "machine" in step and step["machine"] not in MACHINES:
+            errs.append("%s: machine %r is not one of %s (vm/qemu.py)"
+                        % (where, step["machine"], ", ".join(MACHINES)))
+        if "machine" in step and ("gdb" in step or "host" in step):
+            errs.append("%s: machine is for plain boots only" % where)
         if "filter" in step:
             try:
                 re.compile(step["filter"])

@@ -22,7 +22,12 @@ KV = re.compile(r"(\w+)=(\S+)")
 
 
 MODULE_C = os.path.join(HERE, "module", "kasan_lab.c")
-EXPECTED_KEYS = {"check", "sw_tags", "generic", "benchmark", "events"}
+MODES = ("sw_tags", "generic", "hw_tags")
+TAGGED = ("sw_tags", "hw_tags")
+EXPECTED_KEYS = {"check", "benchmark", "events", *MODES}
+# The random tags each mode draws (6.1 include/linux/kasan-tags.h:
+# KASAN_TAG_MIN..KASAN_TAG_MAX; 0xfe and 0xff are reserved in both).
+TAG_RANGE = {"sw_tags": (0x00, 0xFD), "hw_tags": (0xF0, 0xFD)}
 MODE_KEYS = {"reports", "results"}
 
 
@@ -51,7 +56,7 @@ def expected_errors(c_path=MODULE_C, toml_path=EXPECTED):
             errs.append("%s: [%s] is not a scenario of kasan_lab.c" % (rel, n))
         for k in sorted(set(e) - EXPECTED_KEYS):
             errs.append("%s: [%s] unknown key %r" % (rel, n, k))
-        for mode in ("sw_tags", "generic"):
+        for mode in MODES:
             for k in sorted(set(e.get(mode, {})) - MODE_KEYS):
                 errs.append("%s: [%s] unknown key %s.%s" % (rel, n, mode, k))
         if e.get("check") and e["check"] not in CHECKS:
@@ -106,9 +111,12 @@ def check_tags(ev, mode):
     for p, sh in ptrs:
         runs = _shadow_runs(sh["shadow"])
         n = int(sh["granules"])
-        if mode == "sw_tags":
+        if mode in TAGGED:
+            lo, hi = TAG_RANGE[mode]
             if p["tag"] in ("fe", "ff"):
                 errs.append("allocation got reserved tag %s" % p["tag"])
+            elif not lo <= int(p["tag"], 16) <= hi:
+                errs.append("allocation got tag %s, outside %02x..%02x" % (p["tag"], lo, hi))
             if not (runs[0][0] == p["tag"] and runs[0][1] >= n):
                 errs.append("%s size %s: shadow %s is not tag %s for all %d granules"
                             % (p["name"], p["size"], sh["shadow"], p["tag"], n))
@@ -127,7 +135,7 @@ def check_ctor_tag(ev, mode):
     ctor, plain = tags.get("kasan_lab_ctor", []), tags.get("kasan_lab_plain", [])
     if len(ctor) < 2 or len(plain) < 2:
         return ["missing rounds"]
-    if mode == "sw_tags":
+    if mode in TAGGED:
         errs = []
         if len(set(ctor)) != 1:
             errs.append("ctor cache tags changed: %s" % ctor)
@@ -144,11 +152,13 @@ def check_collision(ev, mode):
             res[int(kv["gap"])] = kv
         elif e == "result":
             res["reserved"] = kv
-    if mode != "sw_tags":
+    if mode not in TAGGED:
         return []
     errs = []
     if 0 not in res or 1 not in res:
         return ["missing result lines"]
+    if mode == "hw_tags":
+        return errs + check_collision_hw(ev, res)
     if int(res[0]["same_tag"]) != 0:
         errs.append("gap 0: %s repeats; consecutive LCG draws alternate parity, "
                     "so 0 expected" % res[0]["same_tag"])  # mutation: equivalent (message)
@@ -165,6 +175,28 @@ def check_collision(ev, mode):
             counts = kv["counts"].split(",")
             if counts[14:] != ["0", "0"]:
                 errs.append("histogram shows tags fe/ff: %s" % counts[14:])
+    return errs
+
+
+def check_collision_hw(ev, res):
+    """hw-tags: IRG draws each tag at random from 0xf0..0xfd (14 values),
+    so at either gap a reused slot keeps its tag about 1 time in 14, and
+    no other tag is ever drawn."""
+    errs = []
+    for gap in (0, 1):
+        n, k = int(res[gap]["same_slot"]), int(res[gap]["same_tag"])
+        lo, hi = binomial_bounds(n, 1 / 14)
+        if n == 0 or not lo <= k <= hi:
+            errs.append("gap %d: %d/%d repeats, outside [%d, %d] (binomial, p=1/14)"
+                        % (gap, k, n, lo, hi))
+    if res.get("reserved", {}).get("reserved_tags") != "0":
+        errs.append("reserved tags 0xfe/0xff were issued")
+    for e, kv in ev:
+        if e == "hist":
+            first = int(kv["from"], 16)
+            for i, c in enumerate(kv["counts"].split(",")):
+                if c != "0" and not 0xF0 <= first + i <= 0xFD:
+                    errs.append("histogram shows tag %02x (%s times)" % (first + i, c))
     return errs
 
 
@@ -205,7 +237,7 @@ def check_scenario(name, lines, mode, exp):
             errs.append("truncated report: %s" % r["title"])
         if not (r["function"] or "").startswith("lab_"):
             errs.append("report names %s, not a lab_ function" % r["function"])
-    if mode == "sw_tags":
+    if mode in TAGGED:
         # The report's tags are the ones the module saw just before the access.
         acc_reps = [r for r in reps if r["access"] in ("read", "write")]
         for r, a in zip(acc_reps, [a for a in access if a.get("tag") != "ff"]):

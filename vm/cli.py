@@ -19,7 +19,7 @@ from vm.cache import cache_root, missing_tools, tarball
 from vm.gdb import gdb_cmd, halted_vm, port_file, write_port_file
 from vm.initramfs import LAB_DEBUGFS, build_initramfs, check_scenarios
 from vm.kbuild import build_dir, build_kernel, kt_dir
-from vm.qemu import END_MARK, boot, full_cmdline, qemu_cmd, scenario_cmdline
+from vm.qemu import END_MARK, boot, full_cmdline, machine_named, qemu_cmd, scenario_cmdline
 from vm.variant import DEFAULT_VARIANT, lab_module_of
 
 
@@ -86,6 +86,10 @@ def scripted_shell(bdir: str, cmdline: str, script: str, a: argparse.Namespace) 
 
 
 def cmd_boot(a: argparse.Namespace) -> int:
+    if a.machine:
+        machine_named(a.machine)
+        if a.gdb or a.shell:
+            raise KtError("MACHINE= is for make boot and make run only")
     if a.run:
         if not lab_module_of(a.variant):
             raise KtError("variant %s has no lab module (vm/configs/%s.config); scenarios "
@@ -119,7 +123,8 @@ def cmd_boot(a: argparse.Namespace) -> int:
                                          full_cmdline("kt_shell=1 " + cmdline),
                                          interactive=True))
     log_path = a.log or kt_dir(bdir, "boot.log")
-    b = boot(bdir, cmdline, timeout=a.timeout, log_path=log_path, echo=not a.quiet)
+    b = boot(bdir, cmdline, timeout=a.timeout, log_path=log_path, echo=not a.quiet,
+             params=machine_named(a.machine) if a.machine else None)
     print("kt: boot %s in %.1f s; serial log: %s" % (b.status, b.seconds, b.log_path),
           file=sys.stderr)
     if not b.ok:
@@ -175,6 +180,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--cmdline", default="")
     p.add_argument("--run", default="", help="lab scenarios to run, a,b,c")
     p.add_argument("--timeout", type=int, default=300)
+    p.add_argument("--machine", default="", help="another machine than the variant's "
+                   "(vm/qemu.py MACHINES), e.g. virt-mte-qemu7.2")
     p.add_argument("--log")
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--gdb", action="store_true", help="halt with a gdb stub")

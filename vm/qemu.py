@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
-from vm import proc
+from vm import proc, qemupkg
 from vm.base import KtError
 from vm.kbuild import image, kernel_info, kt_dir
 from vm.initramfs import build_initramfs
@@ -42,11 +42,17 @@ class QemuParams:
     extra: Tuple[str, ...] = ("-nic", "none")
     binary: str = "qemu-system-aarch64"
     console: str = "ttyAMA0"      # the serial console's name in this machine
+    # "PACKAGE/SUITE": run the binary of that Debian package, unpacked into
+    # the cache (vm/qemupkg.py), instead of the installed one
+    package: str = ""
+
+    def executable(self) -> str:
+        return qemupkg.binary(self.package, self.binary) if self.package else self.binary
 
     def argv(self, kernel: str, initrd: str, cmdline: str, gdb_port: Optional[int] = None,
              interactive: bool = False) -> List[str]:
         cmdline = cmdline.replace("console=ttyAMA0", "console=" + self.console)
-        cmd = [self.binary, "-M", self.machine, "-cpu", self.cpu, "-m", self.mem,
+        cmd = [self.executable(), "-M", self.machine, "-cpu", self.cpu, "-m", self.mem,
                "-nographic", "-no-reboot", *self.extra,
                "-kernel", kernel, "-initrd", initrd, "-append", cmdline]
         if not interactive:
@@ -65,8 +71,16 @@ MACHINES: Dict[str, QemuParams] = {
     # For `make bench`: -icount shift=0 advances the guest clock by 1 ns per
     # executed instruction, so guest-timed figures become instruction counts.
     "virt-icount": QemuParams("virt-icount", extra=("-nic", "none", "-icount", "shift=0")),
-    # Hardware tag-based KASAN: QEMU's emulated MTE, tag storage included
-    "virt-mte": QemuParams("virt-mte", machine="virt,mte=on"),
+    # Hardware tag-based KASAN: QEMU's emulated MTE, tag storage included.
+    # Debian 12's QEMU 7.2 loses the page offset in tag storage (QEMU issue
+    # 1416): bookworm-backports' QEMU has the fix.  -audio none: it would
+    # try the installed 7.2's audio modules and print that it cannot.
+    "virt-mte": QemuParams("virt-mte", machine="virt,mte=on",
+                           extra=("-nic", "none", "-audio", "none"),
+                           package="qemu-system-arm/bookworm-backports"),
+    # The same machine on the installed QEMU 7.2, for the hwtags
+    # investigation (MACHINE=virt-mte-qemu7.2): what issue 1416 does.
+    "virt-mte-qemu7.2": QemuParams("virt-mte-qemu7.2", machine="virt,mte=on"),
     # x86_64 (kasan-decode's x86 fixture): the PC's first UART
     "pc": QemuParams("pc", machine="pc", binary="qemu-system-x86_64", console="ttyS0"),
 }
@@ -83,6 +97,13 @@ def machine_of_variant(variant: str) -> QemuParams:
 
 def machine(bdir: str) -> QemuParams:
     return machine_of_variant(kernel_info(bdir)["variant"])
+
+
+def machine_named(name: str) -> QemuParams:
+    """MACHINES[name], or a one-line error listing the machines."""
+    if name not in MACHINES:
+        raise KtError("unknown machine %r (known: %s)" % (name, ", ".join(MACHINES)))
+    return MACHINES[name]
 
 
 def free_port() -> int:
@@ -209,8 +230,8 @@ def boot(bdir: str, cmdline: str = "", timeout: float = 300, log_path: Optional[
     return collect(p, cmd, log_path, timeout, echo, shell_input)
 
 
-def qemu_version() -> str:
-    """The first line of `qemu-system-aarch64 --version`."""
-    out = subprocess.run(["qemu-system-aarch64", "--version"], capture_output=True,
-                         text=True).stdout
+def qemu_version(params: Optional[QemuParams] = None) -> str:
+    """The first line of `qemu-system-aarch64 --version` (of params' QEMU)."""
+    exe = params.executable() if params else "qemu-system-aarch64"
+    out = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
     return (out.splitlines() or ["qemu-system-aarch64: no version"])[0]

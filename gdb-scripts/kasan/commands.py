@@ -64,6 +64,18 @@ def check_kernel_address(addr):
                               % addr)
 
 
+def allocation_tag(addr):
+    """The MTE allocation tag of addr's granule as gdb's `memory-tag
+    print-allocation-tag` reads it through the stub (qMemTags), or None
+    when this gdb and stub cannot (then no tag is guessed)."""
+    try:
+        out = gdb.execute("memory-tag print-allocation-tag 0x%x" % tags.untag(addr),
+                          to_string=True)
+    except gdb.error:
+        return None
+    return tags.parse_allocation_tag(out)
+
+
 class KasanCommand(gdb.Command):
     """Base: turn expected errors into one-line gdb errors, no traceback."""
 
@@ -83,7 +95,10 @@ allowed when the two are equal or the pointer tag is 0xff (match-all).
 This prints the pointer tag, the untagged address (kasan_reset_tag), the
 shadow address (kasan_mem_to_shadow), the memory tag there, and the
 verdict the compiler's check would reach.  In a generic-KASAN kernel it
-decodes the 8-byte granule's shadow value instead."""
+decodes the 8-byte granule's shadow value instead.  In hardware tag-based
+mode (MTE) there is no shadow: the memory tag sits in tag storage, which
+it reads only where gdb's `memory-tag` can reach it through QEMU's stub,
+and otherwise says so (the lab module prints it, read with LDG)."""
 
     name = "kasan-tag"
 
@@ -94,6 +109,9 @@ decodes the 8-byte granule's shadow value instead."""
         addr = value_to_int(arg, self.name)
         check_kernel_address(addr)
         p = kasan_params()
+        if not p.has_shadow:
+            gdb.write("\n".join(tags.hw_tag_lines(addr, allocation_tag(addr))) + "\n")
+            return
         shadow = tags.mem_to_shadow(addr, p)
         mem = read_bytes(shadow, 1)[0]
         out = ["pointer:     0x%016x" % addr, "mode:        %s" % p.mode]
@@ -127,7 +145,8 @@ in generic mode), from two rows before ADDR to LEN bytes after it
 (default: one row), marking the row of ADDR with '>' and a caret, exactly
 like "Memory state around the buggy address".  In tag-based mode each byte
 is a memory tag: fe = freed or redzone, ff = untagged memory, which only
-a 0xff (match-all) pointer may access."""
+a 0xff (match-all) pointer may access.  Hardware tag-based mode has no
+shadow memory (its tags are in MTE tag storage): there it says so."""
 
     name = "kasan-shadow"
 
@@ -144,6 +163,8 @@ a 0xff (match-all) pointer may access."""
         if length > 1 << 20:
             raise tags.KasanError("LEN %d is more than 1 MiB of memory" % length)
         p = kasan_params()
+        if not p.has_shadow:
+            raise tags.KasanError(tags.NO_SHADOW)
         start = tags.row_start(addr, p)
         span = 16 * p.granule
         base = tags.untag(addr) if p.mode == "sw_tags" else addr

@@ -11,6 +11,11 @@ shadow byte of every 16-byte granule of the object (shadow address =
 pointer tag equals the memory tag, or when the pointer tag is 0xff
 (KASAN_TAG_KERNEL, "match all").  0xfe (KASAN_TAG_INVALID) marks freed
 memory and redzones.
+
+Hardware tag-based KASAN (6.1's third mode, CONFIG_KASAN_HW_TAGS, arm64
+MTE) keeps the same pointer tags (0xf0..0xfd, 0xfe, 0xff) but has no
+shadow: the memory tag of a granule lives in MTE tag storage and the CPU
+checks it (6.1 mm/kasan/hw_tags.c, arch/arm64/include/asm/mte-kasan.h).
 """
 
 import os
@@ -40,14 +45,27 @@ class KasanError(Exception):
     """A bad argument or state; printed as one line by the gdb commands."""
 
 
+NO_SHADOW = ("hw-tags has no shadow memory: memory tags live in MTE tag storage, "
+             "checked by the CPU (kasan-tag PTR shows what gdb can see)")
+
+
 class Params:
     """What a kernel's KASAN looks like: mode, shadow offset, scale."""
 
     def __init__(self, mode: str, offset: int, shift: Optional[int] = None):
-        if mode not in ("sw_tags", "generic"):
+        if mode not in ("sw_tags", "generic", "hw_tags"):
             raise KasanError("not a KASAN kernel (mode %r)" % mode)
         self.mode, self.offset = mode, offset & MASK64
-        self.shift = shift if shift is not None else (4 if mode == "sw_tags" else 3)
+        self.shift = shift if shift is not None else (3 if mode == "generic" else 4)
+
+    @property
+    def tagged(self) -> bool:
+        """Pointers carry tags (sw-tags and hw-tags)."""
+        return self.mode != "generic"
+
+    @property
+    def has_shadow(self) -> bool:
+        return self.mode != "hw_tags"
 
     @property
     def granule(self) -> int:
@@ -81,6 +99,8 @@ def is_kernel_address(addr: int) -> bool:
 
 def mem_to_shadow(addr: int, p: Params) -> int:
     """kasan_mem_to_shadow() of include/linux/kasan.h, on the untagged address."""
+    if not p.has_shadow:
+        raise KasanError(NO_SHADOW)
     a = untag(addr) if p.mode == "sw_tags" else to_u64(addr)
     return ((a >> p.shift) + p.offset) & MASK64
 
@@ -103,6 +123,40 @@ def describe_tag(t: int, memory: bool = True) -> str:
         return ("0xfe KASAN_TAG_INVALID: freed or redzone" if memory else
                 "0xfe KASAN_TAG_INVALID: the allocator never gives a pointer this tag")
     return "0x%02x" % t
+
+
+def parse_allocation_tag(out: str) -> Optional[int]:
+    """The tag in gdb's `memory-tag print-allocation-tag` output
+    ("$1 = 0xb"), as a KASAN tag (0xf0 | the 4-bit tag); None if absent."""
+    m = re.search(r"=\s*(0x[0-9a-fA-F]+|\d+)\s*$", out.strip())
+    if not m:
+        return None
+    return 0xF0 | (int(m.group(1), 0) & 0xF)
+
+
+def hw_tag_lines(addr: int, mem: Optional[int]) -> List[str]:
+    """kasan-tag's answer in hw-tags mode: the pointer side, and the
+    memory tag only if it was really read (mem is None otherwise)."""
+    pt = tag_of(addr)
+    out = ["pointer:     0x%016x" % to_u64(addr), "mode:        hw_tags",
+           "pointer tag: %02x  %s" % (pt, describe_tag(pt, memory=False)),
+           "untagged:    0x%016x" % untag(addr),
+           "granule:     0x%016x (16 bytes)" % (untag(addr) & ~15 & MASK64),
+           "shadow:      none (hw-tags: the memory tag is in MTE tag storage)"]
+    if pt != TAG_KERNEL and not 0xF0 <= pt <= 0xFE:
+        out.append("note:        hw-tags pointers carry 0xf0..0xfe or 0xff; "
+                   "%02x is not one of them" % pt)
+    if mem is None:
+        out.append("memory tag:  not readable here (gdb's memory-tag cannot reach tag "
+                   "storage through this QEMU stub); the lab module prints it (LDG)")
+        return out
+    ok = access_passes(pt, mem)
+    out += ["memory tag:  %02x  %s" % (mem, describe_tag(mem)),
+            "access:      %s" % ("passes (pointer tag 0xff matches all)" if pt == TAG_KERNEL
+                                 else "passes (tags equal)" if ok else
+                                 "FAILS: the CPU raises a tag check fault %02x != %02x -> "
+                                 "KASAN report" % (pt, mem))]
+    return out
 
 
 def describe_generic(v: int, offset_in_granule: int = 0) -> str:
@@ -159,9 +213,11 @@ def params_from_config(cfg: Dict[str, str]) -> Params:
         mode = "sw_tags"
     elif cfg.get("CONFIG_KASAN_GENERIC") == "y":
         mode = "generic"
+    elif cfg.get("CONFIG_KASAN_HW_TAGS") == "y":
+        return Params("hw_tags", 0)
     else:
-        raise KasanError("not a KASAN kernel: CONFIG_KASAN_SW_TAGS and "
-                         "CONFIG_KASAN_GENERIC are both off")
+        raise KasanError("not a KASAN kernel: CONFIG_KASAN_SW_TAGS, CONFIG_KASAN_HW_TAGS "
+                         "and CONFIG_KASAN_GENERIC are all off")
     try:
         off = int(cfg["CONFIG_KASAN_SHADOW_OFFSET"], 16)
     except (KeyError, ValueError):

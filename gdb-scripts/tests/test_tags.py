@@ -167,3 +167,29 @@ def test_format_esr_lines():
 
 def test_generic_default_offset_is_the_first_byte():
     assert tags.describe_generic(1) == "first 1 bytes accessible"
+
+
+def test_hw_tags_has_no_shadow():
+    cfg = tags.parse_config("CONFIG_KASAN_HW_TAGS=y\nCONFIG_ARM64_MTE=y\n")
+    p = tags.params_from_config(cfg)
+    assert p.mode == "hw_tags" and p.tagged and not p.has_shadow and p.granule == 16
+    with pytest.raises(tags.KasanError, match="no shadow memory"):
+        tags.mem_to_shadow(0xf3ffff8001003d00, p)
+    assert SW.has_shadow and GEN.has_shadow and not GEN.tagged
+
+
+def test_allocation_tag_output():
+    assert tags.parse_allocation_tag("$1 = 0xb\n") == 0xFB
+    assert tags.parse_allocation_tag("$2 = 14") == 0xFE
+    assert tags.parse_allocation_tag("Memory tagging not supported") is None
+    assert tags.parse_allocation_tag("") is None
+
+
+def test_hw_tag_lines_never_guess_the_memory_tag():
+    out = "\n".join(tags.hw_tag_lines(0xf3ffff8001003d08, None))
+    assert "pointer tag: f3" in out and "granule:     0xffffff8001003d00" in out
+    assert "not readable here" in out and "access:" not in out
+    out = "\n".join(tags.hw_tag_lines(0xf3ffff8001003d08, 0xFE))
+    assert "memory tag:  fe" in out and "FAILS" in out
+    assert "passes (tags equal)" in "\n".join(tags.hw_tag_lines(0xf3ffff8001003d08, 0xF3))
+    assert "not one of them" in "\n".join(tags.hw_tag_lines(0x35ffff8001003d08, None))

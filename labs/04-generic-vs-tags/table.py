@@ -9,25 +9,10 @@ import os
 import sys
 
 from bench.table import text_table
-from kasan import report
-from labs import scenarios
+from labs.modes import caught, cell, collision_line, collisions, memory
 from vm import REPO, metrics
 
 BUGS = ["oob-right", "oob-in-granule", "uaf", "uaf-realloc", "double-free", "invalid-free"]
-
-
-def memory(text):
-    m = metrics.memory(text)
-    if m:
-        m["slab"] = metrics.slab_kb(text)
-    return m
-
-
-def caught(text, name):
-    seg = scenarios.segments(text).get(name)
-    if seg is None:
-        return None
-    return [r["bug_type"] for r in report.parse_reports("\n".join(seg))]
 
 
 def main(sw, gen, none):
@@ -38,22 +23,12 @@ def main(sw, gen, none):
     for b in BUGS:
         row = {m: caught(logs[m], b) for m in ("swtags", "generic")}
         out["bugs"][b] = row
-        rows.append((b, [", ".join(row[m]) if row[m] else
-                         ("not run" if row[m] is None else "MISSED")
-                         for m in ("swtags", "generic")]))
+        rows.append((b, [cell(row[m]) for m in ("swtags", "generic")]))
     print(text_table(["scenario", "swtags", "generic"], rows))
-    ev = scenarios.events(scenarios.segments(logs["swtags"]).get("collision", []), "collision")
-    for e, kv in ev:
-        if e == "result" and "gap" in kv:
-            g = int(kv["gap"])
-            out["collision"][g] = (int(kv["same_tag"]), int(kv["same_slot"]))
+    out["collision"] = collisions(logs["swtags"])
     print()
     for g, (k, n) in sorted(out["collision"].items()):
-        lo, hi = scenarios.binomial_bounds(n, 1 / 127)
-        print("collision, %d allocation(s) between free and reuse: %d of %d reuses kept the "
-              "tag (1 in %s)%s" % (g, k, n, "%.0f" % (n / k) if k else "never",
-                                   "" if g == 0 else "; 5-sigma band for 1/127: [%d, %d]"
-                                   % (lo, hi)))
+        print(collision_line(g, k, n, None if g == 0 else 1 / 127))
     print()
     mem = {m: memory(t) for m, t in logs.items()}
     out["memory"] = mem

@@ -34,16 +34,33 @@
 
 #if defined(CONFIG_KASAN_SW_TAGS)
 #define LAB_MODE "sw_tags"
+#elif defined(CONFIG_KASAN_HW_TAGS)
+#define LAB_MODE "hw_tags"
 #elif defined(CONFIG_KASAN_GENERIC)
 #define LAB_MODE "generic"
 #else
 #define LAB_MODE "none"
 #endif
 
-#ifdef CONFIG_KASAN
+/* Either tag-based mode: pointers carry tags, memory has tags. */
+#define TAG_BASED (IS_ENABLED(CONFIG_KASAN_SW_TAGS) || \
+		   IS_ENABLED(CONFIG_KASAN_HW_TAGS))
+
+/*
+ * Hardware tags (MTE, 6.1's third mode) have no shadow: the memory tag of
+ * a 16-byte granule is in tag storage, and KASAN_SHADOW_SCALE_SHIFT is
+ * empty (arch/arm64/Makefile sets it for the other two modes only).
+ */
+#if defined(CONFIG_KASAN_HW_TAGS)
+#include <asm/mte-kasan.h>
+#define GRANULE MTE_GRANULE_SIZE
+#define MEMTAG_FROM "ldg"
+#elif defined(CONFIG_KASAN)
 #define GRANULE (1UL << KASAN_SHADOW_SCALE_SHIFT)
+#define MEMTAG_FROM "shadow"
 #else
 #define GRANULE 16UL
+#define MEMTAG_FROM "none"
 #endif
 
 #define TAG_SHIFT 56
@@ -61,7 +78,20 @@
  */
 static __no_sanitize_address u8 peek(const char *p)
 {
-	return READ_ONCE(*p);
+	/* hw-tags: the CPU checks every access; a 0xff pointer is not checked */
+	return READ_ONCE(*(const char *)kasan_reset_tag(p));
+}
+
+/*
+ * hw-tags, sync mode: the tag fault handler turns tag checking off on
+ * this CPU after its report (6.1 arch/arm64/mm/fault.c, do_tag_recovery);
+ * turn it on again, as mm/kasan/kasan_test.c does after each bad access.
+ */
+static void rearm(void)
+{
+#if defined(CONFIG_KASAN_HW_TAGS) && IS_ENABLED(CONFIG_KASAN_KUNIT_TEST)
+	kasan_enable_tagging();
+#endif
 }
 
 static u8 ptr_tag(const void *p)
@@ -74,10 +104,17 @@ static unsigned long untagged(const void *p)
 	return (unsigned long)kasan_reset_tag(p);
 }
 
-/* The shadow byte of the granule at @p: its memory tag in tag-based mode. */
+/*
+ * The memory tag of the granule at @p: its shadow byte in sw-tags (in
+ * generic mode the shadow byte is a state, not a tag), or, in hw-tags,
+ * the allocation tag that the kernel's own helper reads from tag storage
+ * with LDG (6.1 arch/arm64/include/asm/mte-kasan.h, mte_get_mem_tag).
+ */
 static u8 shadow_byte(const void *p)
 {
-#ifdef CONFIG_KASAN
+#if defined(CONFIG_KASAN_HW_TAGS)
+	return mte_get_mem_tag(kasan_reset_tag(p));
+#elif defined(CONFIG_KASAN)
 	return *(u8 *)kasan_mem_to_shadow(kasan_reset_tag(p));
 #else
 	return 0;
@@ -106,8 +143,8 @@ static void show_shadow(const char *scn, const char *what, const void *p,
 		cur = s;
 		run++;
 	}
-	pr_info("%s shadow of=%s granule=%lu granules=%zu shadow=%s\n",
-		scn, what, GRANULE, n - 1, buf);
+	pr_info("%s shadow of=%s granule=%lu granules=%zu shadow=%s from=%s\n",
+		scn, what, GRANULE, n - 1, buf, MEMTAG_FROM);
 }
 
 /*
@@ -146,7 +183,7 @@ static void show_ptr(const char *scn, const char *what, const void *p,
 static void predict(const char *scn, const char *sw_tags, const char *generic)
 {
 	const char *e = !IS_ENABLED(CONFIG_KASAN) ? "none" :
-		IS_ENABLED(CONFIG_KASAN_SW_TAGS) ? sw_tags : generic;
+		TAG_BASED ? sw_tags : generic;
 
 	pr_info("%s expect mode=%s outcome=%s\n", scn, LAB_MODE, e);
 }
@@ -232,7 +269,7 @@ static void lab_oob_right(const char *scn)
 	 * Make the scenario deterministic: take another object then.
 	 */
 	while (p && shadow_byte(p + 128) == ptr_tag(p) &&
-	       IS_ENABLED(CONFIG_KASAN_SW_TAGS) && tries++ < 8) {
+	       TAG_BASED && tries++ < 8) {
 		pr_info("%s tag-collision with next object, reallocating\n", scn);
 		kfree(p);
 		p = kmalloc(128, GFP_KERNEL);
@@ -365,7 +402,7 @@ static void lab_uaf_realloc(const char *scn)
 			break;
 		/* Generic pointers all carry 0xff: the address is enough. */
 		if (untagged(q) == untagged(p) &&
-		    (ptr_tag(q) != ptr_tag(p) || !IS_ENABLED(CONFIG_KASAN_SW_TAGS)))
+		    (ptr_tag(q) != ptr_tag(p) || !TAG_BASED))
 			break;
 		if (untagged(q) == untagged(p)) {
 			pr_info("%s tag-collision tag=%02x, retrying\n", scn, ptr_tag(q));
@@ -450,7 +487,7 @@ static void lab_page_tag(const char *scn)
 		return;
 	split_page(page, 1);
 	p = page_address(page);
-#ifdef CONFIG_KASAN_SW_TAGS
+#if defined(CONFIG_KASAN_SW_TAGS) || defined(CONFIG_KASAN_HW_TAGS)
 	pr_info("%s page page_tag=%02x\n", scn, page_kasan_tag(page));
 #endif
 	show_ptr(scn, "page", p, PAGE_SIZE, "page-allocator");
@@ -501,6 +538,8 @@ static void collide(const char *scn, unsigned int gap, unsigned int *hist)
  * The tag generator (mm/kasan/sw_tags.c) is a per-CPU LCG taken modulo
  * 254: consecutive draws alternate odd/even, so the immediate reuse of a
  * slot never repeats a tag, while every other draw repeats it 1 time in 127.
+ * hw-tags draws with the IRG instruction from 0xf0..0xfd (6.1
+ * include/linux/kasan-tags.h): 14 tags, so about 1 reuse in 14 repeats.
  */
 static void lab_collision(const char *scn)
 {
@@ -519,8 +558,7 @@ static void lab_collision(const char *scn)
 			hist[i + 8], hist[i + 9], hist[i + 10], hist[i + 11],
 			hist[i + 12], hist[i + 13], hist[i + 14], hist[i + 15]);
 	pr_info("%s result reserved_tags=%u\n", scn,
-		IS_ENABLED(CONFIG_KASAN_SW_TAGS) ?
-		hist[KASAN_TAG_INVALID] + hist[KASAN_TAG_KERNEL] : 0);
+		TAG_BASED ? hist[KASAN_TAG_INVALID] + hist[KASAN_TAG_KERNEL] : 0);
 	kfree(hist);
 }
 
@@ -543,6 +581,7 @@ static void lab_krealloc(const char *scn)
 	HIDE(q);
 	access_mark(scn, "read", q + 40);
 	pr_info("%s value=%d\n", scn, READ_ONCE(q[40]));
+	rearm();
 	r = krealloc(q, 256, GFP_KERNEL);
 	if (!r) {
 		kfree(q);
@@ -621,6 +660,7 @@ static ssize_t lab_write(struct file *file, const char __user *buf,
 
 	pr_info("%s begin mode=%s\n", s->name, LAB_MODE);
 	s->fn(s->name);
+	rearm();
 	pr_info("%s end\n", s->name);
 	return count;
 }

@@ -1,0 +1,195 @@
+"""Lab 6 grader: the third mode -- hardware tag-based KASAN (MTE) -- on the
+lab's scenarios, in sync and async mode, against the other two modes, and
+the QEMU defect that kept it from running on Debian 12's own QEMU."""
+import json
+import os
+import re
+
+from kasan import report
+from labs import scenarios
+from labs.exercises import load_answers
+from labs.modes import caught
+
+BOOT_LINE = re.compile(r"KernelAddressSanitizer initialized \(hw-tags, mode=(\w+)")
+
+
+def boot_mode(serial):
+    m = BOOT_LINE.search(serial)
+    return m.group(1) if m else None
+
+
+def check_hwtags(run):
+    """Every scenario of the step against expected.toml's hw_tags column."""
+    res = [("the kernel says hw-tags, mode=sync", boot_mode(run.serial) == "sync",
+            "boot line: %s" % (boot_mode(run.serial) or "no hw-tags boot line"))]
+    names = [n for n in scenarios.load_expected() if n in scenarios.segments(run.serial)]
+    res.append(("the scenarios ran", len(names) >= 5, "ran: %s" % ", ".join(names)))
+    for name, errs in scenarios.check_log(run.serial, "hw_tags", names):
+        res.append(("scenario %s as in expected.toml (hw_tags)" % name, not errs,
+                    "; ".join(errs)))
+    return res
+
+
+def sync_async(sync, asyn):
+    """The uaf scenario's report in both modes: [(what, ok, why)]."""
+    s = report.parse_reports("\n".join(scenarios.segments(sync).get("uaf", [])))
+    a = report.parse_reports("\n".join(scenarios.segments(asyn).get("uaf", [])))
+    res = [("sync: one report, in lab_uaf, with the address",
+            len(s) == 1 and s[0]["function"] == "lab_uaf" and s[0]["address"] is not None,
+            "; ".join("%s in %s at %s" % (r["bug_type"], r["function"], r["address"])
+                      for r in s) or "no report")]
+    res.append(("async: one report, invalid-access, no address",
+                len(a) == 1 and a[0]["bug_type"] == "invalid-access"
+                and a[0]["address"] is None,
+                "; ".join("%s at %s" % (r["bug_type"], r["address"]) for r in a) or "no report"))
+    res.append(("async: it says no details are available",
+                "Asynchronous fault: no details available" in asyn, "not in the log"))
+    return res
+
+
+def check_async(run):
+    res = [("the kernel says hw-tags, mode=async", boot_mode(run.serial) == "async",
+            "boot line: %s" % (boot_mode(run.serial) or "no hw-tags boot line"))]
+    try:
+        sync = open(run.lab_serial("hwtags"), errors="replace").read()
+    except OSError as e:
+        return res + [("the sync run (step hwtags)", False, str(e))]
+    return res + sync_async(sync, run.serial)
+
+
+def check_table(run):
+    path = os.path.join(os.path.dirname(run.paths[0]), "table.json")
+    try:
+        t = json.load(open(path))
+    except (OSError, ValueError):
+        return [("table computed", False, "no %s: %s" % (path, run.host[-300:]))]
+    return check_table_data(t)
+
+
+# What each mode must do with each scenario of the table: True = reported,
+# False = missed (expected.toml holds the bug types).
+MUST = {"oob-in-granule": {"generic": True, "swtags": False, "hwtags": False},
+        "uaf-realloc": {"generic": False, "swtags": True, "hwtags": True},
+        "match-all": {"generic": True, "swtags": False, "hwtags": False},
+        "uaf": {"generic": True, "swtags": True, "hwtags": True},
+        "double-free": {"generic": True, "swtags": True, "hwtags": True}}
+
+
+def check_table_data(t):
+    """The checks on table.json's content (pure, tested offline)."""
+    b = t.get("bugs", {})
+    res = []
+    for name, modes in MUST.items():
+        row = b.get(name, {})
+        ok = all(row.get(m) is not None and bool(row[m]) == want for m, want in modes.items())
+        res.append(("%s: reported by %s only" % (name, ", ".join(
+            m for m, w in modes.items() if w)), ok, str(row)))
+    tags = t.get("tags", [])
+    res.append(("hwtags pointer tags lie in f0..fd (4 bits; fe, ff reserved)",
+                len(tags) >= 8 and all(0xF0 <= x <= 0xFD for x in tags),
+                " ".join("%02x" % x for x in tags) or "none seen"))
+    col = t.get("collision", {}).get("hwtags", {})
+    for gap in ("0", "1"):
+        k, n = col.get(gap, (0, 0))
+        lo, hi = scenarios.binomial_bounds(n, 1 / 14)
+        res.append(("hwtags collisions, gap %s: within the binomial band of 1/14" % gap,
+                    n > 0 and lo <= k <= hi, "%d of %d, band [%d, %d]" % (k, n, lo, hi)))
+    mem = t.get("memory", {})
+
+    def rest(m):
+        x = mem.get(m) or {}
+        return x["reserved"] - x["image"] if "reserved" in x and "image" in x else None
+    r = {m: rest(m) for m in ("none", "swtags", "hwtags")}
+    ram = (mem.get("hwtags") or {}).get("ram")
+    res.append(("hwtags reserves no shadow: within 1/64 of RAM of none, far below swtags",
+                None not in r.values() and bool(ram) and abs(r["hwtags"] - r["none"]) < ram / 64
+                and r["swtags"] - r["none"] > ram / 32,
+                "reserved beyond the image, kB: %s; RAM %s kB" % (r, ram)))
+    return res
+
+
+def check_qemu72(run):
+    return tag_dump(run.serial, whole_page=True)
+
+
+def check_qemu10(run):
+    return tag_dump(run.serial, whole_page=False)
+
+
+DUMP = re.compile(r"kt-tags after one (dc gva at \+0x800|stg at \+0xc00) page \w+: (.*)$", re.M)
+
+
+def runs_of(line):
+    """'f3*4@800 f0*2@840' -> [(0xf3, 4, 0x800), (0xf0, 2, 0x840)]."""
+    out = []
+    for part in line.split():
+        m = re.match(r"([0-9a-f]{2})\*(\d+)@([0-9a-f]+)$", part)
+        if m:
+            out.append((int(m.group(1), 16), int(m.group(2)), int(m.group(3), 16)))
+    return out
+
+
+def tagged(runs, tag):
+    """The granule offsets that carry `tag`."""
+    return [off + 16 * i for t, n, off in runs if t == tag for i in range(n)]
+
+
+def tag_dump(serial, whole_page):
+    """Experiment 08's dump: which granules one DC GVA (tag f3, at +0x800)
+    and one STG (tag f4, at +0xc00) tagged.  Architecturally: the 4
+    granules of the 64-byte block, and the one granule."""
+    got = {m.group(1).split()[0]: runs_of(m.group(2)) for m in DUMP.finditer(serial)}
+    if set(got) != {"dc", "stg"}:
+        return [("the experiment printed its two dumps", False, "found: %s" % sorted(got))]
+    gva, stg = tagged(got["dc"], 0xF3), tagged(got["stg"], 0xF4)
+    if whole_page:
+        return [("QEMU 7.2: one DC GVA retags the whole page", len(gva) == 256,
+                 "%d granules tagged f3" % len(gva)),
+                ("QEMU 7.2: one STG retags more than its granule", len(stg) > 1,
+                 "%d granules tagged f4" % len(stg))]
+    return [("one DC GVA tags the 4 granules of its 64-byte block",
+             gva == [0x800, 0x810, 0x820, 0x830], "f3 at %s" % [hex(x) for x in gva]),
+            ("one STG tags its one granule", stg == [0xC00], "f4 at %s" % [hex(x) for x in stg])]
+
+
+# -- Exercises ----------------------------------------------------------------
+
+PREDICTED = ("report", "missed")
+
+
+def ex_predict_hw(run, _runs, ex):
+    """6.1: for each scenario, will hw-tags report it?  Graded on the run."""
+    try:
+        pred = load_answers(__file__, "predictions.toml").get("hwtags", {})
+    except (OSError, ValueError) as e:
+        return [("predictions.toml is a TOML file", False, str(e))]
+    res = []
+    for name in sorted(MUST):
+        p = pred.get(name, "")
+        got = caught(run.serial, name)
+        if p not in PREDICTED:
+            res.append(("%s: a prediction" % name, False,
+                        "%r is not one of %s" % (p, ", ".join(PREDICTED))))
+        elif got is None:
+            res.append(("%s: ran" % name, False, "not in this run"))
+        else:
+            res.append(("%s: you predicted %s" % (name, p), (p == "report") == bool(got),
+                        "hw-tags: %s" % (", ".join(got) or "no report")))
+    return res
+
+
+def ex_async_answers(run, runs, _ex):
+    """6.2: what the async report of uaf says, read from the run."""
+    try:
+        ans = load_answers(__file__, "predictions.toml").get("async", {})
+    except (OSError, ValueError) as e:
+        return [("predictions.toml is a TOML file", False, str(e))]
+    reps = report.parse_reports("\n".join(scenarios.segments(run.serial).get("uaf", [])))
+    if len(reps) != 1:
+        return [("the async run reported uaf once", False, "%d reports" % len(reps))]
+    r = reps[0]
+    return [("bug_type", ans.get("bug_type") == r["bug_type"], "the report: %s" % r["bug_type"]),
+            ("has_address", ans.get("has_address") == (r["address"] is not None),
+             "the report %s an address" % ("gives" if r["address"] is not None else "gives no")),
+            ("names_lab_uaf", ans.get("names_lab_uaf") == (r["function"] == "lab_uaf"),
+             "the report's function: %s" % r["function"])]
