@@ -2,7 +2,7 @@
 """`make bench`: generic vs tag-based KASAN, measured (a benchmark, not a test).
 
 Builds the *-bench variants (none, generic, swtags, swtags-outline,
-swtags-brk, each with the network stack) and boots each RUNS times (median
+swtags-brk, hwtags, each with the network stack) and boots each RUNS times (median
 reported) with
 
     kunit.enable=0 kt_cat=/proc/meminfo kt_run=slab-bench kt_exec=tcpbench
@@ -41,7 +41,7 @@ from vm.metrics import icount, measure
 
 OUT = os.path.join(vm.REPO, "build", "bench")
 MODES = table.MODES
-TAG_MODES = [m for m in MODES if m.startswith("swtags")]
+TAG_MODES = [m for m in MODES if "tags" in m]
 CMDLINE = "kunit.enable=0 kt_cat=/proc/meminfo kt_run=slab-bench kt_exec=tcpbench"
 NOSTACK = "kasan.stacktrace=off"
 # The cover letter's "Benchmarks" (Odroid C2, 2018, inline instrumentation).
@@ -81,6 +81,12 @@ def boot_runs(bdir, name, extra, a, runs=None, params=None, parse=None):
                              % (name, log))
         out.append((parse or measure)(text))
     return out
+
+
+def icount_machine(mode):
+    """The -icount twin of the machine the mode's kernel boots on."""
+    own = vm.machine_of_variant(mode + "-bench").name
+    return vm.MACHINES["virt-mte-icount" if own == "virt-mte" else "virt-icount"]
 
 
 def median(vals):
@@ -133,7 +139,8 @@ def main():
             r["ns_per_pair_nostack"] = median(
                 [x["ns_per_pair"] for x in boot_runs(bdir, mode + "-nostack", NOSTACK, a)])
         r.update(boot_runs(bdir, mode + "-icount", "", a, runs=1,
-                           params=vm.MACHINES["virt-icount"], parse=icount)[0])
+                           params=icount_machine(mode), parse=icount)[0])
+        r["qemu"] = vm.qemu_version(vm.machine_of_variant(mode + "-bench")).split(" (")[0]
         # sizes, build time and check counts of the kernel that was measured
         main_bdir = bdir
         info = vm.kernel_info(main_bdir)

@@ -9,8 +9,10 @@ from vm.metrics import shadow_kb
 
 # swtags is 6.1's default "inline" build (outlined __hwasan_check_* calls);
 # swtags-brk inlines every check, ending in brk, as "inline" meant in 2018.
-MODES = ["none", "generic", "swtags", "swtags-outline", "swtags-brk"]
-LABELS = (("boot_s", "boot to /init, s"), ("slab_kb", "Slab after boot, kB"),
+# hwtags (MTE) runs on another QEMU (vm/qemu.py: virt-mte): compare its
+# memory with the others, not its times.
+MODES = ["none", "generic", "swtags", "swtags-outline", "swtags-brk", "hwtags"]
+LABELS = (("qemu", "QEMU"), ("boot_s", "boot to /init, s"), ("slab_kb", "Slab after boot, kB"),
           ("reserved_kb", "reserved at boot, kB"), ("tcp_mbit", "loopback TCP, Mbit/s"),
           ("ns_per_pair", "kmalloc+kfree, ns"),
           ("ns_per_pair_nostack", "kmalloc+kfree, ns, kasan.stacktrace=off"),
@@ -37,14 +39,14 @@ def _mem(r: Dict[str, Any]) -> Dict[str, int]:
 
 def shadow_share(results: Results, mode: str) -> Optional[float]:
     """RAM / (what `mode` reserves beyond none's, minus image and depot)."""
-    r, ram = results[mode], results[mode].get("ram_kb")
+    r, ram = results.get(mode, {}), results.get(mode, {}).get("ram_kb")
     extra = shadow_kb(_mem(r), _mem(results["none"]))
     return ram / extra if ram and extra > 0 else None
 
 
 def rows(results: Results, modes: Sequence[str] = MODES) -> List[Tuple[str, List[str]]]:
     """(label, a cell per mode) for every measured figure, then the shadow."""
-    out = [(label, [fmt(results[m].get(key)) for m in modes]) for key, label in LABELS]
+    out = [(label, [fmt(results.get(m, {}).get(key)) for m in modes]) for key, label in LABELS]
 
     def share(m: str) -> str:
         s = None if m == "none" else shadow_share(results, m)

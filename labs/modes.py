@@ -45,6 +45,6 @@ def collision_line(gap, k, n, p=None):
     band = ""
     if p:
         lo, hi = scenarios.binomial_bounds(n, p)
-        band = "; 5-sigma band for 1/%d: [%d, %d]" % (round(1 / p), lo, hi)
+        band = "; 5-sigma band for 1/%.1f: [%d, %d]" % (1 / p, lo, hi)
     return ("collision, %d allocation(s) between free and reuse: %d of %d reuses kept the "
             "tag (1 in %s)%s" % (gap, k, n, "%.0f" % (n / k) if k else "never", band))

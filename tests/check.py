@@ -158,25 +158,34 @@ def check_decode():
            "%s -> %s" % (m.group(1), line) if m else "no symbolized lab_uaf frame: %s" % frames)
 
 
-def check_gdb_live():
-    """kasan-tag/-shadow/-report in a live VM agree with the report it printed."""
+def live_session(variant, gdb_file):
+    """Boot `variant` with kt_run=uaf under gdb-scripts/tests/GDB_FILE;
+    (gdb transcript, its sections, the one report), or None (recorded)."""
     from kasan import report as kreport
-    bdir = vm.build_kernel("swtags")
+    bdir = vm.build_kernel(variant)
     os.makedirs(OUT, exist_ok=True)
-    log = os.path.join(OUT, "gdb-live.log")
+    log = os.path.join(OUT, "gdb-%s.log" % variant)
     t0 = time.time()
-    b, g = vm.boot_gdb(bdir, os.path.join(REPO, "gdb-scripts", "tests", "live.gdb"),
+    b, g = vm.boot_gdb(bdir, os.path.join(REPO, "gdb-scripts", "tests", gdb_file),
                        "kunit.enable=0 " + vm.scenario_cmdline("uaf"), 180, log)
     secs = time.time() - t0
     sec = gdb_sections(g)
     reps = kreport.parse_reports(b.text)
+    what = "gdb live: batch session on %s" % variant
     if not b.ok or "done" not in sec or len(reps) != 1:
-        record("gdb live: batch session on swtags", False, "boot %s, %d reports, "
-               "gdb sections %s; logs %s" % (b.status, len(reps), sorted(sec), log), secs,
-               g.splitlines()[-15:])
+        record(what, False, "boot %s, %d reports, gdb sections %s; logs %s" % (
+            b.status, len(reps), sorted(sec), log), secs, g.splitlines()[-15:])
+        return None
+    record(what, True, "", secs)
+    return g, sec, reps[0]
+
+
+def check_gdb_live():
+    """kasan-tag/-shadow/-report in a live VM agree with the report it printed."""
+    live = live_session("swtags", "live.gdb")
+    if not live:
         return
-    record("gdb live: batch session on swtags", True, "", secs)
-    r = reps[0]
+    g, sec, r = live
     kv, got = tag_fields(sec["kasan-tag"])
     record("gdb live: kasan-tag shows the report's tags %s/%s" % (
         r["pointer_tag"], r["memory_tag"]), got == (r["pointer_tag"], r["memory_tag"])
@@ -200,6 +209,27 @@ def check_gdb_live():
     record("gdb live: kasan-esr decodes 0xf2000930 (write, 1 byte, recover)",
            any("write of 1 byte(s); recoverable" in ln for ln in esr) and
            any("not a KASAN brk" in ln for ln in esr), "; ".join(esr[:2]))
+
+
+def check_gdb_live_hw():
+    """kasan-tag, kasan-shadow and kasan-report on the hw-tags kernel: what
+    they can show without shadow memory, against the report it printed."""
+    live = live_session("hwtags", "live-hw.gdb")
+    if not live:
+        return
+    g, sec, r = live
+    kv, got = tag_fields(sec["kasan-tag"])
+    mem_ok = got[1] == r["memory_tag"] or "not readable here" in kv.get("memory tag", "")
+    record("gdb live hw: kasan-tag says hw_tags, the report's pointer tag %s, and the memory "
+           "tag %s or that gdb cannot read it" % (r["pointer_tag"], r["memory_tag"]),
+           "hw_tags" in kv.get("mode", "") and got[0] == r["pointer_tag"] and mem_ok,
+           "gdb said mode %s, %s/%s" % (kv.get("mode", "").strip(), got[0], got[1]))
+    err = " ".join(sec["kasan-shadow"])
+    record("gdb live hw: kasan-shadow says there is no shadow, in one line",
+           "KT-GDB-ERROR" in err and "no shadow memory" in err and "Traceback" not in g, err)
+    title = sec["kasan-report"][0] if sec["kasan-report"] else ""
+    record("gdb live hw: kasan-report decodes lx-dmesg like the serial log",
+           title == r["title"], "%r vs %r" % (title, r["title"]))
 
 
 def tag_fields(lines):
@@ -566,8 +596,10 @@ def main():
     check_variant("swtags", "sw_tags")
     check_variant("generic", "generic")
     check_variant("none", None)
+    check_variant("hwtags", "hw_tags")
     check_decode()
     check_gdb_live()
+    check_gdb_live_hw()
     check_shell()
     check_cleanup()
     check_signals()

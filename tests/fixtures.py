@@ -60,7 +60,7 @@ def store_labs():
             names = [(k, step["name"] + suffix) for k, suffix in KINDS.items()]
             if step.get("control"):
                 names.append(("control", step["name"] + ".control.serial.log"))
-            if x.folder.startswith("04") and step["name"] == "table":
+            if x.folder[:2] in ("04", "06") and step["name"] == "table":
                 names = [("json", "table.json")]
             for kind, name in names:
                 src = os.path.join(GRADE, x.folder, name)
@@ -212,7 +212,7 @@ def forms():
 
 # (variant, what its boot runs): the arm64 kernels run the KASAN KUnit suite
 # and every lab scenario; x86-generic (no lab module there) the suite only.
-BOOTS = (("swtags", True), ("generic", True), ("x86-generic", False))
+BOOTS = (("swtags", True), ("generic", True), ("hwtags", True), ("x86-generic", False))
 
 
 def main(only=None):

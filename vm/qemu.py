@@ -78,6 +78,10 @@ MACHINES: Dict[str, QemuParams] = {
     "virt-mte": QemuParams("virt-mte", machine="virt,mte=on",
                            extra=("-nic", "none", "-audio", "none"),
                            package="qemu-system-arm/bookworm-backports"),
+    # make bench: virt-mte with -icount (see virt-icount)
+    "virt-mte-icount": QemuParams("virt-mte-icount", machine="virt,mte=on",
+                                  extra=("-nic", "none", "-audio", "none", "-icount", "shift=0"),
+                                  package="qemu-system-arm/bookworm-backports"),
     # The same machine on the installed QEMU 7.2, for the hwtags
     # investigation (MACHINE=virt-mte-qemu7.2): what issue 1416 does.
     "virt-mte-qemu7.2": QemuParams("virt-mte-qemu7.2", machine="virt,mte=on"),

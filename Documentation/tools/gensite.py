@@ -13,6 +13,7 @@ the installed kernel tree -- nothing is retyped:
 """
 
 import difflib
+import glob
 import json
 import os
 import re
@@ -341,12 +342,14 @@ def page_missing(row, spec, cover, src, ver, labs, rec):
 
 
 def lab_pages():
-    """(lab folder, text of its index.rst) for every lab."""
+    """(lab folder, text of one page) for every page of every lab: its
+    index.rst and any other page it has (lab 6's investigation)."""
     labs = os.path.join(REPO, "labs")
     for d in sorted(os.listdir(labs)):
-        idx = os.path.join(labs, d, "index.rst")
-        if os.path.exists(idx):
-            yield d, open(idx).read()
+        if not os.path.exists(os.path.join(labs, d, "index.rst")):
+            continue
+        for page in sorted(glob.glob(os.path.join(labs, d, "*.rst"))):
+            yield d, open(page).read()
 
 
 def labs_index():
@@ -416,9 +419,28 @@ def page_lineage(rows, ver):
     for r in data.get("rename", []):
         out.append("   * - ``%s`` (:v9:`%s`)\n     - ``%s`` (:src:`%s`)\n" % (
             r["old"], r["v9"], r["new"], r["src"]))
+    out.append(page_lineage_hwtags(data.get("hwtags", []), ver))
     out.append("\n.. toctree::\n   :hidden:\n\n" + "".join(
         "   lineage/%02d\n" % n for n in sorted(rows)) + "\n")
     return "".join(out) + "\n", per
+
+
+def page_lineage_hwtags(rows, ver):
+    """What hardware tag-based KASAN reuses of the series (lineage.toml
+    [[hwtags]]): a patch, what, and the cited line of the tree."""
+    if not rows:
+        return ""
+    out = ["\n" + heading("What hardware tag-based KASAN reuses", "-")]
+    out.append("%s's third mode, hardware tag-based KASAN (``CONFIG_KASAN_HW_TAGS``, arm64 "
+               "MTE; :doc:`/labs/06-hardware-tags/index`), keeps the series' tagged "
+               "pointers and reports but not its shadow or compiler checks. Each line below "
+               "is built for it as for sw-tags:\n\n" % ver)
+    out.append(".. list-table::\n   :header-rows: 1\n\n   * - v9 patch\n     - what\n"
+               "     - in %s\n" % ver)
+    for r in rows:
+        out.append("   * - :ref:`%02d <patch-%02d>`\n     - %s\n     - :src:`%s`\n" % (
+            r["patch"], r["patch"], r["what"], r["src"]))
+    return "".join(out) + "\n"
 
 
 def page_lineage_patch(n, r, ver):

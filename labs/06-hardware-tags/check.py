@@ -89,11 +89,12 @@ def check_table_data(t):
                 len(tags) >= 8 and all(0xF0 <= x <= 0xFD for x in tags),
                 " ".join("%02x" % x for x in tags) or "none seen"))
     col = t.get("collision", {}).get("hwtags", {})
-    for gap in ("0", "1"):
-        k, n = col.get(gap, (0, 0))
-        lo, hi = scenarios.binomial_bounds(n, 1 / 14)
-        res.append(("hwtags collisions, gap %s: within the binomial band of 1/14" % gap,
-                    n > 0 and lo <= k <= hi, "%d of %d, band [%d, %d]" % (k, n, lo, hi)))
+    for gap, p in scenarios.HW_REPEAT.items():
+        k, n = col.get(str(gap), (0, 0))
+        lo, hi = scenarios.binomial_bounds(n, p)
+        res.append(("hwtags collisions, gap %d: within the binomial band of 1/%.1f (QEMU's "
+                    "IRG)" % (gap, 1 / p), n > 0 and lo <= k <= hi,
+                    "%d of %d, band [%d, %d]" % (k, n, lo, hi)))
     mem = t.get("memory", {})
 
     def rest(m):
@@ -193,3 +194,14 @@ def ex_async_answers(run, runs, _ex):
              "the report %s an address" % ("gives" if r["address"] is not None else "gives no")),
             ("names_lab_uaf", ans.get("names_lab_uaf") == (r["function"] == "lab_uaf"),
              "the report's function: %s" % r["function"])]
+
+
+def check_hwtags_qemu72(run):
+    """The unpatched hwtags kernel on QEMU 7.2: a false report, no init."""
+    reps = report.parse_reports(run.serial)
+    return [("a KASAN report on QEMU 7.2", bool(reps),
+             "; ".join(r["title"] for r in reps[:3]) or "no report"),
+            ("before init ran", "KT-INIT-START" not in run.serial,
+             "init started" if "KT-INIT-START" in run.serial else ""),
+            ("no lab scenario was running", not scenarios.segments(run.serial),
+             "scenario markers found")]

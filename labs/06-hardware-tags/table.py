@@ -17,8 +17,8 @@ from vm import REPO
 MODES = ("generic", "swtags", "hwtags")
 BUGS = ["oob-right", "oob-in-granule", "uaf", "uaf-realloc", "double-free", "invalid-free",
         "match-all"]
-# One draw in how many repeats the old tag, per mode (labs/scenarios.py)
-COLLIDE = {"swtags": {1: 1 / 127}, "hwtags": {0: 1 / 14, 1: 1 / 14}}
+# How often a reused slot keeps its tag, per mode and gap (labs/scenarios.py)
+COLLIDE = {"swtags": {1: 1 / 127}, "hwtags": scenarios.HW_REPEAT}
 
 
 def tags_seen(text):
