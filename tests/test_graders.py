@@ -49,6 +49,19 @@ ALTER = [
      r"[0-9a-f]{2}", r"\1fe"),
     ("05", "no-redzone-tag", "serial", r"BUG: KASAN: invalid-access", "BUG: KASAN: use-after-free"),
     ("05", "no-brk-hook", "serial", r"Unexpected kernel BRK exception", "Expected BRK"),
+    ("06", "hwtags", "serial", r"\(hw-tags, mode=sync", "(hw-tags, mode=async"),
+    ("06", "hwtags", "serial", r"BUG: KASAN: use-after-free in lab_uaf\+",
+     "BUG: KASAN: invalid-access in lab_uaf+"),
+    ("06", "hwtags", "serial", r"(collision result gap=0 rounds=10000 same_slot=10000 "
+     r"same_tag=)\d+", r"\g<1>714"),
+    ("06", "async", "serial", r"\(hw-tags, mode=async", "(hw-tags, mode=sync"),
+    ("06", "async", "serial", r"Asynchronous fault: no details available",
+     "Read at addr f5ffff8000baf100 by task init/1"),
+    ("06", "hwtags-qemu72", "serial", r"\A", "KT-INIT-START\n"),
+    ("06", "qemu72", "serial", r"(kt-tags after one dc gva at \+0x800 page \w+: ).*$",
+     r"\1f0*128@0 f3*4@800 f0*124@840"),
+    ("06", "qemu10", "serial", r"f3\*4@800", "f3*5@800"),
+    ("06", "qemu10", "serial", r"kt-tags after one stg", "kt-tags after two stg"),
 ]
 
 
@@ -90,6 +103,7 @@ def grade(folder, step, data):
 def test_stored_runs_cover_every_lab():
     assert {f[:2] for f, _, _ in captured()} >= {"01", "02", "03"}
     assert load("04-generic-vs-tags", "table", "json")
+    assert load("06-hardware-tags", "table", "json")
 
 
 @pytest.mark.parametrize("folder,step,data", captured(), ids=lambda v: v if isinstance(
@@ -130,6 +144,27 @@ def test_lab4_table_good_then_each_gap_bad():
                   lambda t: t["memory"]["swtags"].update(shadow_fraction=1 / 8),
                   lambda t: t["memory"]["generic"].update(slab=1)):
         t = table()
+        alter(t)
+        assert not all(ok for _, ok, _ in check(t)), alter
+    assert not all(ok for _, ok, _ in check({}))
+
+
+def test_lab6_table_good_then_each_claim_bad():
+    check = LABS["06"].module.check_table_data
+
+    def table6():
+        return json.loads(load("06-hardware-tags", "table", "json"))
+    assert all(ok for _, ok, _ in check(table6()))
+    for alter in (lambda t: t["bugs"]["uaf-realloc"].update(hwtags=[]),
+                  lambda t: t["bugs"]["match-all"].update(hwtags=["use-after-free"]),
+                  lambda t: t["bugs"]["oob-in-granule"].update(hwtags=None),
+                  lambda t: t.update(tags=t["tags"] + [0x35]),
+                  lambda t: t.update(tags=[0xF0]),
+                  lambda t: t["collision"]["hwtags"].update({"0": [714, 10000]}),
+                  lambda t: t["collision"]["hwtags"].update({"1": [0, 0]}),
+                  lambda t: t["memory"]["hwtags"].update(reserved=t["memory"]["swtags"][
+                      "reserved"])):
+        t = table6()
         alter(t)
         assert not all(ok for _, ok, _ in check(t)), alter
     assert not all(ok for _, ok, _ in check({}))

@@ -88,6 +88,10 @@ REPORTING = re.compile(r"^(?:dump_backtrace|show_stack|dump_stack\w*|print_repor
                        r"kasan_report\w*|print_address_description)$")
 # Reports that have no memory state to print: complete without one.
 NO_SHADOW = ("wild-memory-access", "user-memory-access", "null-ptr-deref")
+# hw-tags in kasan.mode=async: the CPU only flagged that a check failed; 6.1
+# prints this line instead of the access, tags and memory state
+# (mm/kasan/report.c, kasan_report_async, built for CONFIG_KASAN_HW_TAGS only).
+ASYNC_LINE = "Asynchronous fault: no details available"
 MODES = {"sw_tags": "sw-tags", "hw_tags": "hw-tags", "sw-tags": "sw-tags",
          "hw-tags": "hw-tags", "generic": "generic"}
 LIMIT = 20  # digits of a u64: a size, pid or offset longer than this is not a kernel's
@@ -159,7 +163,7 @@ def _new(line_no: int, caller: Optional[str], boot: Optional[str]) -> Report:
     r: Report = dict.fromkeys(FIELDS)
     r.update(alloc_stack=[], free_stack=[], call_trace=[], memory_state=[],
              truncated=False, interleaved=False, caller=caller, problems=[], line=line_no)
-    r["_boot"], r["_seen"], r["offset_n"] = boot, set(), None
+    r["_boot"], r["_seen"], r["offset_n"], r["_async"] = boot, set(), None, False
     # the section order reached; the stack ended; the call trace is past
     # the reporting code
     r["_rank"], r["_ended"], r["_past"] = 0, False, False
@@ -207,9 +211,12 @@ def caller_of(location: Optional[str], frames: List[str],
 
 def _finish(r: Report, mode_hint: Optional[str]) -> Report:
     boot = r.pop("_boot")
+    is_async = r.pop("_async")
     for k in ("_seen", "_section", "_rank", "_ended", "_past"):
         r.pop(k, None)
-    if r["pointer_tag"] is not None:
+    if is_async:
+        r["mode"] = "hw-tags"
+    elif r["pointer_tag"] is not None:
         r["mode"] = boot if boot in ("sw-tags", "hw-tags") else \
             (mode_hint if mode_hint in ("sw-tags", "hw-tags") else "sw-tags")
     else:
@@ -237,8 +244,10 @@ def _finish(r: Report, mode_hint: Optional[str]) -> Report:
         # The BUG line's location is a frame of its call trace, always: a
         # trace without it is another report's.
         r["interleaved"] = True
-    if r["addr"] is None or (r["access"] != "free" and not r["memory_state"]
-                             and r["bug_type"] not in NO_SHADOW):
+    if is_async:
+        r["truncated"] = r["truncated"] or not r["call_trace"]
+    elif r["addr"] is None or (r["access"] != "free" and not r["memory_state"]
+                               and r["bug_type"] not in NO_SHADOW):
         r["truncated"] = True
     return r
 
@@ -386,6 +395,9 @@ class Parser:
                          size=0 if free else _num(r, "size", mm.group("size") or "0"),
                          addr=mm.group("addr"), task=mm.group("task"),
                          pid=_num(r, "pid", mm.group("pid")))
+            return
+        if body == ASYNC_LINE:
+            r["_async"] = True
             return
         mm = TAGS.match(body)
         if mm:
@@ -554,10 +566,18 @@ def summary(r: Report) -> str:
     lines = [r["title"]]
     if r["access"] == "free":
         lines.append("  free of %s by %s/%s" % (r["addr"], r["task"], r["pid"]))
+    elif r["access"] and r["mode"] == "hw-tags" and not r["size"]:
+        # 6.1's hw-tags report has no size: the CPU's tag check fault gives none
+        lines.append("  %s at %s by %s/%s (hw-tags: the CPU's fault gives no size)" % (
+            r["access"], r["addr"], r["task"], r["pid"]))
     elif r["access"]:
         lines.append("  %s of %d byte(s) at %s by %s/%s" % (
             r["access"], r["size"] or 0, r["addr"], r["task"], r["pid"]))
-    if r["mode"] in ("sw-tags", "hw-tags"):
+    if r["mode"] == "hw-tags" and r["pointer_tag"] is None and not r["access"]:
+        lines.append("  asynchronous (kasan.mode=async): the CPU only recorded that a tag "
+                     "check failed -- no address, no tags; the stack shows where the kernel "
+                     "noticed, not where the bad access was")
+    elif r["mode"] in ("sw-tags", "hw-tags"):
         where = "the shadow byte" if r["mode"] == "sw-tags" else "the tag in tag storage"
         lines.append("  pointer tag %s vs memory tag %s: the top byte of the pointer "
                      "must equal %s of the granule" % (r["pointer_tag"], r["memory_tag"], where))
@@ -583,8 +603,9 @@ def summary(r: Report) -> str:
     if r["free_stack"]:
         lines.append("  freed at %s" % first_caller(r["free_stack"]))
     if r["buggy_row"]:
-        lines.append("  shadow row " + r["buggy_row"]["addr"] + ": " +
-                     " ".join(r["buggy_row"]["bytes"]))
+        lines.append("  %s row %s: %s" % (
+            "memory tags" if r["mode"] == "hw-tags" else "shadow", r["buggy_row"]["addr"],
+            " ".join(r["buggy_row"]["bytes"])))
     for p in r["problems"]:
         lines.append("  (unreadable field: %s)" % p)
     if r["interleaved"]:

@@ -268,6 +268,44 @@ def test_summary_lines():
     assert summary_of(buggy_row={"addr": "r", "bytes": ["fe", "35"]})[-1] == (
         "  shadow row r: fe 35")
     assert summary_of(truncated=True)[-1].startswith("  (report is truncated")
+    hw = summary_of(mode="hw-tags", size=0, buggy_row={"addr": "r", "bytes": ["fe"]})
+    assert hw[1] == "  read at a by t/1 (hw-tags: the CPU's fault gives no size)"
+    assert "the tag in tag storage" in hw[2] and hw[-1] == "  memory tags row r: fe"
+    asy = summary_of(mode="hw-tags", access=None, pointer_tag=None, memory_tag=None)
+    assert asy[1].startswith("  asynchronous (kasan.mode=async)") and len(asy) == 2
+
+
+ASYNC = """[    0.825225] BUG: KASAN: invalid-access
+[    0.825564] Asynchronous fault: no details available
+[    0.825922]
+[    0.826382] CPU: 0 PID: 1 Comm: init Tainted: G           O       6.1.192 #1
+[    0.833307] Hardware name: linux,dummy-virt (DT)
+[    0.833705] Call trace:
+[    0.834044]  dump_backtrace+0xd0/0xec
+[    0.835196]  show_stack+0x14/0x1c
+[    0.835442]  dump_stack_lvl+0x6c/0x84
+[    0.835622]  kasan_report_async+0x7c/0x94
+[    0.835787]  mte_thread_switch+0x74/0xa8
+[    0.835969]  __switch_to+0x5c/0xb0
+[    0.836144]  __schedule+0x364/0x440
+[    0.836287]  schedule+0x30/0x54
+[    0.836419]  do_notify_resume+0x110/0x440
+[    0.836576]  el0_svc+0x50/0x9c
+[    0.836706]  el0t_64_sync_handler+0x40/0xdc
+[    0.836897]  el0t_64_sync+0x170/0x174
+[    0.837272] ==================================================================
+"""
+
+
+def test_an_async_report_is_hw_tags_and_whole():
+    """6.1's kasan_report_async (hw-tags, kasan.mode=async), as captured by
+    lab 6's async step: no access line, no tags, no memory state."""
+    r = report.parse_reports(ASYNC)[0]
+    assert (r["bug_type"], r["mode"], r["access"], r["addr"], r["truncated"]) == (
+        "invalid-access", "hw-tags", None, None, False)
+    assert r["function"] == "mte_thread_switch"
+    cut = report.parse_reports(ASYNC.split("Call trace:")[0])[0]
+    assert cut["truncated"] and cut["mode"] == "hw-tags"
 
 
 def test_invalid_free_with_equal_tags_is_explained(swtags_log):

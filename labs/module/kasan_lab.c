@@ -416,6 +416,10 @@ static void lab_uaf_realloc(const char *scn)
 			/* A kernel whose tags never change: use the slot anyway. */
 			if (++same_tag == 8)
 				break;
+			/* Give the slot back: its next allocation draws a new tag. */
+			kfree(q);
+			q = NULL;
+			continue;
 		}
 		hold_or_free(h, q);
 		q = NULL;
