@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """`make fixtures`: capture the logs the offline tests read.
 
-    python3 -m tests.fixtures          boot swtags and generic once each (KASAN
+    python3 -m tests.fixtures          boot swtags, generic, hwtags once each (KASAN
                                        KUnit suite + every lab scenario) and
                                        x86-generic (the suite), and store the
                                        serial logs in gdb-scripts/tests/fixtures/
     python3 -m tests.fixtures labs     store what the last `make grade` captured
                                        for each graded step in tests/data/labs/
+    python3 -m tests.fixtures labs 06  the same for one lab
     python3 -m tests.fixtures forms    from those serial logs, the input forms
                                        kasan-decode reads (no boot): see FORMS
     python3 -m tests.fixtures boot V   only variant V's log (e.g. x86-generic,
@@ -47,10 +48,13 @@ def scrub(text):
     return text.replace(vm.cache_root(), "<cache>").replace(REPO, "<repo>")
 
 
-def store_labs():
+def store_labs(only=None):
+    """only: a lab number ("06"): store that lab's runs, leave the others'."""
     from labs import lab
     n = 0
     for x in lab.load_all():
+        if only and x.folder[:2] != only.zfill(2):
+            continue
         # The exercises' steps, and the runs their checks read (ex-*).
         graded_by_exercise = {ex["step"] for ex in x.exercises} | {
             s["name"] for s in x.steps if s["name"].startswith("ex-")}
@@ -236,8 +240,8 @@ def main(only=None):
 
 if __name__ == "__main__":
     try:
-        if sys.argv[1:] == ["labs"]:
-            store_labs()
+        if sys.argv[1:2] == ["labs"] and len(sys.argv) <= 3:
+            store_labs(sys.argv[2] if len(sys.argv) == 3 else None)
         elif sys.argv[1:] == ["forms"]:
             forms()
         elif sys.argv[1:2] == ["boot"] and len(sys.argv) == 3:
