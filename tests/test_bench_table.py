@@ -53,3 +53,14 @@ def test_text_and_rst_render():
     rst = table.rst(results(), meta, COVER)
     assert ".. list-table:: Ratios to the kernel without KASAN" in rst
     assert "* loopback TCP throughput" in rst
+
+
+def test_each_row_is_timed_on_its_own_qemu():
+    """hwtags boots on virt-mte (QEMU from bookworm-backports): its -icount
+    twin is virt-mte-icount, the others' virt-icount."""
+    from bench import kasan_modes
+    assert kasan_modes.icount_machine("hwtags").name == "virt-mte-icount"
+    assert kasan_modes.icount_machine("swtags").name == "virt-icount"
+    assert "hwtags" in kasan_modes.TAG_MODES and "generic" not in kasan_modes.TAG_MODES
+    assert dict(table.rows({"none": {"qemu": "QEMU emulator version 7.2.11"}}))["QEMU"][0] == \
+        "QEMU emulator version 7.2.11"

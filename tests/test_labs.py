@@ -153,6 +153,11 @@ def test_step_shape_errors():
     assert spec_errors([{"name": "a", "control": "nope"}], mod) == [
         "labs/01-tag-assignment/steps.toml: step a: control 'nope' is not a variant "
         "(vm/configs/)"]
+    assert spec_errors([{"name": "a", "machine": "virt-mte-qemu7.2"}], mod) == []
+    assert spec_errors([{"name": "a", "machine": "virt-mtee"}], mod)[0].startswith(
+        "labs/01-tag-assignment/steps.toml: step a: machine 'virt-mtee' is not one of virt,")
+    assert spec_errors([{"name": "a", "machine": "virt", "gdb": "slab.gdb"}], mod) == [
+        "labs/01-tag-assignment/steps.toml: step a: machine is for plain boots only"]
 
 
 def test_checks_false_excludes_check_and_control():

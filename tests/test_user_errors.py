@@ -13,6 +13,7 @@ import pytest
 
 from labs import grade
 from vm import cli, initramfs, proc, variant
+from vm.base import KtError
 
 from conftest import REPO
 
@@ -65,6 +66,44 @@ def test_bogus_scenario_refused_before_the_build(capsys, monkeypatch):
     err = capsys.readouterr().err
     assert err.startswith("kasan-tags: error: unknown scenario 'bogus'") and \
         err.count("\n") == 1
+
+
+def test_unknown_machine_and_machine_with_gdb(capsys, monkeypatch):
+    """MACHINE= names a machine of vm/qemu.py, for make boot/run only."""
+    monkeypatch.setattr(cli, "build_kernel", lambda v: pytest.fail("built a kernel"))
+    assert cli.main(["boot", "--machine", "virt-mtee"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kasan-tags: error: unknown machine 'virt-mtee' (known: virt,") \
+        and err.count("\n") == 1
+    assert cli.main(["boot", "--gdb", "--machine", "virt-mte-qemu7.2"]) == 2
+    assert "MACHINE= is for make boot and make run only" in capsys.readouterr().err
+
+
+def test_a_qemu_package_spec_is_package_slash_suite():
+    from vm import qemupkg
+    assert qemupkg.split_spec("qemu-system-arm/bookworm-backports") == [
+        "qemu-system-arm", "bookworm-backports"]
+    for bad in ("qemu-system-arm", "a/b/c", "/bookworm", ""):
+        with pytest.raises(KtError, match="expected PACKAGE/SUITE"):
+            qemupkg.split_spec(bad)
+
+
+def test_an_unreachable_mirror_is_one_line(tmp_path, monkeypatch):
+    """hwtags' QEMU comes from bookworm-backports on first use: offline,
+    apt-get fails and that is one line, with nothing half-unpacked left."""
+    from vm import qemupkg
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "apt-get").write_text("#!/bin/sh\necho 'E: Failed to fetch "
+                                  "http://deb.debian.org/debian' >&2\nexit 100\n")
+    (fake / "apt-get").chmod(0o755)
+    monkeypatch.setenv("PATH", "%s:%s" % (fake, os.environ["PATH"]))
+    monkeypatch.setenv("KASAN_TAGS_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(KtError, match=r"cannot fetch qemu-system-arm from Debian's "
+                       r"bookworm-backports \(offline\?\): `apt-get update`: E: Failed"):
+        qemupkg.binary("qemu-system-arm/bookworm-backports", "qemu-system-aarch64")
+    assert not os.path.exists(os.path.join(qemupkg.top_dir(
+        "qemu-system-arm/bookworm-backports"), qemupkg.STAMP))
 
 
 @pytest.mark.parametrize("v", ["x86-generic"])
