@@ -14,6 +14,7 @@ import pytest
 from labs import grade
 from vm import cli, initramfs, proc, variant
 from vm.base import KtError
+from vm.qemu import MACHINES
 
 from conftest import REPO
 
@@ -101,9 +102,9 @@ def test_an_unreachable_mirror_is_one_line(tmp_path, monkeypatch):
     monkeypatch.setenv("KASAN_TAGS_CACHE", str(tmp_path / "cache"))
     with pytest.raises(KtError, match=r"cannot fetch qemu-system-arm from Debian's "
                        r"bookworm-backports \(offline\?\): `apt-get update`: E: Failed"):
-        qemupkg.binary("qemu-system-arm/bookworm-backports", "qemu-system-aarch64")
+        MACHINES["virt-mte"].executable()
     assert not os.path.exists(os.path.join(qemupkg.top_dir(
-        "qemu-system-arm/bookworm-backports"), qemupkg.STAMP))
+        MACHINES["virt-mte"].package), qemupkg.STAMP))
 
 
 @pytest.mark.parametrize("v", ["x86-generic"])
