@@ -347,6 +347,10 @@ SIGNAL_JOBS = (("shell", ["shell", "CMD=sleep 300"]), ("qemu-gdb", ["qemu-gdb"])
                ("lab", ["lab", "N=1"]))
 
 
+def default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def check_signals():
     """SIGTERM to make (as `timeout` sends it) and SIGINT to its process
     group (Ctrl-C at a terminal): make exits and no process of it is left.
@@ -357,9 +361,11 @@ def check_signals():
             t0 = time.time()
             label = "signals: %s to make %s leaves no process" % (sig.name, name)
             log = open(os.path.join(OUT, "signal-%s-%s.log" % (name, sig.name)), "wb")
+            # As at a terminal: SIGINT at its default even when this check
+            # runs with it ignored (a `make check &` of a non-interactive shell)
             m = subprocess.Popen(["make", "-s", "-C", REPO] + args, stdin=subprocess.PIPE,
                                  stdout=log, stderr=subprocess.STDOUT,
-                                 start_new_session=True)
+                                 start_new_session=True, preexec_fn=default_sigint)
             qemu = vm.wait_for(lambda: any(comm(q).startswith("qemu-system")
                                            for q in vm.descendants(m.pid)), 120)
             time.sleep(2)
