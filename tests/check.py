@@ -347,25 +347,24 @@ SIGNAL_JOBS = (("shell", ["shell", "CMD=sleep 300"]), ("qemu-gdb", ["qemu-gdb"])
                ("lab", ["lab", "N=1"]))
 
 
-def default_sigint():
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def check_signals():
     """SIGTERM to make (as `timeout` sends it) and SIGINT to its process
     group (Ctrl-C at a terminal): make exits and no process of it is left.
     gdb keeps its prompt on Ctrl-C, as gdb does: `make lab` then ends when
     its input ends (the user's `quit`)."""
+    # As at a terminal, make must start with SIGINT at its default, also when
+    # this check runs with it ignored (`make check &` in a non-interactive
+    # shell): an ignored signal stays ignored across fork and exec.
+    if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
     for name, args in SIGNAL_JOBS:
         for sig in (signal.SIGTERM, signal.SIGINT):
             t0 = time.time()
             label = "signals: %s to make %s leaves no process" % (sig.name, name)
             log = open(os.path.join(OUT, "signal-%s-%s.log" % (name, sig.name)), "wb")
-            # As at a terminal: SIGINT at its default even when this check
-            # runs with it ignored (a `make check &` of a non-interactive shell)
             m = subprocess.Popen(["make", "-s", "-C", REPO] + args, stdin=subprocess.PIPE,
                                  stdout=log, stderr=subprocess.STDOUT,
-                                 start_new_session=True, preexec_fn=default_sigint)
+                                 start_new_session=True)
             qemu = vm.wait_for(lambda: any(comm(q).startswith("qemu-system")
                                            for q in vm.descendants(m.pid)), 120)
             time.sleep(2)
