@@ -32,6 +32,11 @@ def generic_log():
     return load_fixture("generic")
 
 
+@pytest.fixture(scope="session")
+def hwtags_log():
+    return load_fixture("hwtags")
+
+
 class FakeKbuild:
     """kmake() as a fake: `make tinyconfig` writes .config, the image
     target writes every output; `fail_at` raises in the middle of that."""

@@ -5,6 +5,7 @@ import re
 import subprocess
 
 from kasan import report
+from labs import scenarios
 from labs.exercises import func, load_answers, reports_of
 
 
@@ -80,6 +81,37 @@ def check_generic(run):
 def check_decode_generic(run):
     return [("kasan-decode reads generic reports", run.host.count("generic mode: no tags") == 4,
              run.host[:200])]  # mutation: equivalent (message length)
+
+
+def kinds(reps):
+    """['use-after-free write', ...]: what expected.toml calls a report."""
+    return ["%s %s" % (r["bug_type"], r["access"]) for r in reps]
+
+
+def check_history(run):
+    """The same write past an object, named from the stack ring: after
+    `forget` no record matches (invalid-access); after the slot's past life
+    with the pointer's tag, that life's free record names it."""
+    right, hist = (reports_of(run.serial, s) for s in ("oob-right", "oob-history"))
+    ev = scenarios.events(scenarios.segments(run.serial).get("oob-history", []), "oob-history")
+    ptrs = {kv.get("name"): kv.get("tag") for e, kv in ev if e == "ptr"}
+    found = [kv.get("found") for e, kv in ev if e == "result"]
+    res = [("oob-right, after forget: one invalid-access write", kinds(right) == [
+                "invalid-access write"], "got %s" % kinds(right)),
+           ("oob-history: the neighbour's slot lived again with another tag (found=1)",
+            found == ["1"] and None not in (ptrs.get("a"), ptrs.get("neighbour")) and
+            ptrs["a"] != ptrs["neighbour"], "found=%s, tags %s" % (found, ptrs)),
+           ("oob-history: the write past the object is named a use-after-free",
+            kinds(hist) == ["use-after-free write"], "got %s" % kinds(hist))]
+    if len(hist) == 1:
+        r = hist[0]
+        res += [("oob-history: pointer tag is a's, memory tag the live neighbour's",
+                 (r["pointer_tag"], r["memory_tag"]) == (ptrs.get("a"), ptrs.get("neighbour")),
+                 "report %s/%s, module %s" % (r["pointer_tag"], r["memory_tag"], ptrs)),
+                ("oob-history: the free stack is the past life's kfree in the module",
+                 func(report.first_caller(r["free_stack"])) in ("retake_slot", "lab_oob_history"),
+                 "freed at %s" % report.first_caller(r["free_stack"]))]
+    return res
 
 
 # -- Exercises ---------------------------------------------------------------

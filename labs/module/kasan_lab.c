@@ -27,6 +27,7 @@
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
 
@@ -264,6 +265,38 @@ static void lab_ctor_tag(const char *scn)
 	}
 }
 
+/*
+ * 6.1 names a tag-based bug from a ring of the last alloc/free records
+ * (mm/kasan/report_tags.c, kasan_complete_mode_report_info()): a record
+ * of the object the bad address lies in, carrying the pointer's tag, makes
+ * the report a use-after-free (a free record) or a slab-out-of-bounds (an
+ * alloc record); none leaves "invalid-access".  A write past our object
+ * lands in the next object, and one of that object's earlier lives may
+ * have carried our tag (one tag in 254 with sw-tags, in 14 with hw-tags):
+ * the report would then say use-after-free.  Push every earlier record out
+ * of the ring first, with allocations of another cache, so that the bug
+ * type no longer depends on what the slot did before this scenario.
+ * Generic KASAN keeps no ring (its shadow says what the bytes are): 0.
+ */
+#define STACK_RING_RECORDS (32 << 10)	/* 6.1 mm/kasan/tags.c default */
+
+static void forget_history(const char *scn)
+{
+	int i, n = TAG_BASED ? STACK_RING_RECORDS / 2 : 0;
+	void *q;
+
+	/* One kmalloc and one kfree: two records, never of a 128-byte slot. */
+	for (i = 0; i < n; i++) {
+		q = kmalloc(512, GFP_KERNEL);
+		if (!q)
+			break;
+		kfree(q);
+		if (i % 1024 == 0)
+			cond_resched();
+	}
+	pr_info("%s forget records=%d\n", scn, 2 * i);
+}
+
 /* Write one byte past a 128-byte object: into the next object or redzone. */
 static void lab_oob_right(const char *scn)
 {
@@ -284,11 +317,41 @@ static void lab_oob_right(const char *scn)
 	if (!p)
 		return;
 	show_ptr(scn, "p", p, 128, kmalloc_cache_name(128));
+	forget_history(scn);
 	predict(scn, "report", "report");
 	HIDE(p);
 	access_mark(scn, "write", p + 128);
 	p[128] = peek(p + 128);
 	kfree(p);
+}
+
+/*
+ * Allocate up to @n kmalloc-128 objects into @obj and find two that are
+ * adjacent in the slab, preferring two with different tags: obj[*a], and
+ * obj[*b] right after it (*b = -1 if no two are adjacent).  Returns how
+ * many were allocated; the caller frees them.
+ */
+static int alloc_adjacent(char **obj, int n, int *a, int *b)
+{
+	int i, j, got;
+
+	*a = -1;
+	*b = -1;
+	for (got = 0; got < n; got++) {
+		obj[got] = kmalloc(128, GFP_KERNEL);
+		if (!obj[got])
+			break;
+	}
+	for (i = 0; i < got; i++)
+		for (j = 0; j < got; j++)
+			if (untagged(obj[j]) == untagged(obj[i]) + 128 &&
+			    (*b < 0 || ptr_tag(obj[*a]) == ptr_tag(obj[*b]))) {
+				*a = i;
+				*b = j;
+			}
+	if (*a < 0 && got)
+		*a = 0;
+	return got;
 }
 
 /*
@@ -299,32 +362,21 @@ static void lab_oob_right(const char *scn)
  */
 static void lab_oob_neighbour(const char *scn)
 {
-	char *obj[32], *a = NULL, *b = NULL;
-	int i, j, n;
+	char *obj[32], *p;
+	int a, b, n = alloc_adjacent(obj, ARRAY_SIZE(obj), &a, &b);
 
-	for (n = 0; n < ARRAY_SIZE(obj); n++) {
-		obj[n] = kmalloc(128, GFP_KERNEL);
-		if (!obj[n])
-			break;
-	}
-	for (i = 0; i < n; i++)
-		for (j = 0; j < n; j++)
-			if (untagged(obj[j]) == untagged(obj[i]) + 128 &&
-			    (!b || ptr_tag(a) == ptr_tag(b))) {
-				a = obj[i];
-				b = obj[j];
-			}
-	if (!a && n)
-		a = obj[0];
-	if (a) {
-		show_ptr(scn, "a", a, 128, kmalloc_cache_name(128));
-		if (b)
-			show_ptr(scn, "neighbour", b, 128, kmalloc_cache_name(128));
-		pr_info("%s result adjacent=%d\n", scn, b != NULL);
+	if (a >= 0) {
+		p = obj[a];
+		show_ptr(scn, "a", p, 128, kmalloc_cache_name(128));
+		if (b >= 0)
+			show_ptr(scn, "neighbour", obj[b], 128,
+				 kmalloc_cache_name(128));
+		pr_info("%s result adjacent=%d\n", scn, b >= 0);
+		forget_history(scn);
 		predict(scn, "report", "report");
-		HIDE(a);
-		access_mark(scn, "write", a + 128);
-		a[128] = peek(a + 128);
+		HIDE(p);
+		access_mark(scn, "write", p + 128);
+		p[128] = peek(p + 128);
 	}
 	while (n--)
 		kfree(obj[n]);
@@ -383,6 +435,74 @@ static void hold_release(struct hold *h)
 {
 	while (h->n)
 		kfree(h->obj[--h->n]);
+}
+
+/*
+ * Free *@q and allocate 128-byte objects until one lands in @slot again,
+ * keeping the others in @h, while the slot's tag is not yet @tag (@same)
+ * or still is (!@same).  False if the tries ran out.
+ */
+static bool retake_slot(char **q, struct hold *h, unsigned long slot, u8 tag,
+			bool same, int *tries)
+{
+	while ((ptr_tag(*q) == tag) != same) {
+		kfree(*q);
+		do {
+			if ((*tries)++ == MAX_TRIES) {
+				*q = NULL;
+				return false;
+			}
+			*q = kmalloc(128, GFP_KERNEL);
+			if (!*q)
+				return false;
+			if (untagged(*q) != slot)
+				hold_or_free(h, *q);
+		} while (untagged(*q) != slot);
+	}
+	return true;
+}
+
+/*
+ * The bug type of a tag-based report is a guess (see forget_history()).
+ * Give the neighbour's slot a past life with our tag, then a new life
+ * with another tag: the write past our object into the live neighbour is
+ * an out-of-bounds, but the stack ring's newest record of that slot with
+ * our tag is a free, so 6.1 names it a use-after-free and prints the free
+ * stack of the past life.  Generic KASAN: redzones, no guess.
+ */
+static void lab_oob_history(const char *scn)
+{
+	struct hold *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	char *obj[32], *p;
+	int a, b, n, tries = 0, found = 0;
+
+	if (!h)
+		return;
+	n = alloc_adjacent(obj, ARRAY_SIZE(obj), &a, &b);
+	if (a < 0)
+		goto out;
+	p = obj[a];
+	show_ptr(scn, "a", p, 128, kmalloc_cache_name(128));
+	if (b >= 0 && TAG_BASED) {
+		unsigned long slot = untagged(obj[b]);
+
+		/* The past life, with our tag; its kfree is the record. */
+		found = retake_slot(&obj[b], h, slot, ptr_tag(p), true, &tries) &&
+			retake_slot(&obj[b], h, slot, ptr_tag(p), false, &tries);
+		if (found)
+			show_ptr(scn, "neighbour", obj[b], 128,
+				 kmalloc_cache_name(128));
+	}
+	pr_info("%s result found=%d tries=%d\n", scn, found, tries);
+	predict(scn, "report", "report");
+	HIDE(p);
+	access_mark(scn, "write", p + 128);
+	p[128] = peek(p + 128);
+out:
+	while (n--)
+		kfree(obj[n]);
+	hold_release(h);
+	kfree(h);
 }
 
 /*
@@ -652,6 +772,7 @@ static const struct lab_scenario scenarios[] = {
 	{ "ctor-tag", lab_ctor_tag, "cache with a constructor keeps its tags" },
 	{ "oob-right", lab_oob_right, "write 1 byte past a 128-byte object" },
 	{ "oob-neighbour", lab_oob_neighbour, "write 1 byte into the adjacent object" },
+	{ "oob-history", lab_oob_history, "write into a neighbour whose slot once had our tag" },
 	{ "oob-in-granule", lab_oob_in_granule, "kmalloc(123), read byte 125" },
 	{ "uaf", lab_uaf, "read after kfree" },
 	{ "uaf-realloc", lab_uaf_realloc, "use-after-free after the slot is reused" },
