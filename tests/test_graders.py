@@ -415,3 +415,16 @@ def test_lab4_band_at_large_n_and_tiny_n():
     assert named(check(t))[name] is True
     t["collision"]["1"] = [0, 1]
     assert named(check(t))[name] is True
+
+
+def test_qemu10_dump_whatever_the_objects_own_tag():
+    """The experiment's object draws a random tag, and in one run it drew
+    f3, the tag the DC GVA then writes: only granules that newly carry
+    f3/f4 are the instructions' doing."""
+    serial = load("06-hardware-tags", "qemu10", "serial")
+    own = re.search(r"kt-tags after 1st alloc page \w+: ([0-9a-f]{2})\*", serial).group(1)
+    for tag in ("f3", "f4"):
+        data = {"serial": re.sub(r"\b%s\*(\d+)@0\b" % own, tag + r"*\1@0", serial)}
+        assert data["serial"] != serial
+        res = grade("06-hardware-tags", "qemu10", data)
+        assert all(ok for _, ok, _ in res), res

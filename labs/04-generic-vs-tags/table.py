@@ -9,8 +9,8 @@ import os
 import sys
 
 from bench.table import text_table
-from labs.modes import caught, cell, collision_line, collisions, memory
-from vm import REPO, metrics
+from labs.modes import caught, cell, collision_line, collisions, memory, memory_lines
+from vm import REPO
 
 BUGS = ["oob-right", "oob-in-granule", "uaf", "uaf-realloc", "double-free", "invalid-free"]
 
@@ -32,23 +32,11 @@ def main(sw, gen, none):
     print()
     mem = {m: memory(t) for m, t in logs.items()}
     out["memory"] = mem
-    base = mem["none"]
-    print(text_table(["kernel", "RAM kB", "reserved kB", "image kB", "stackdepot kB",
-                      "Slab kB"],
-                     [(m, [str(mem[m][k]) for k in ("ram", "reserved", "image", "depot",
-                                                    "slab")])
-                      for m in ("none", "generic", "swtags") if mem[m]]))
-    print("(reserved = memory the kernel keeps at boot: its image, page tables, the KASAN "
-          "shadow, the stack depot's hash table ...)")
-
-    for m, expect in (("generic", 8), ("swtags", 16)):
-        x = mem[m]
-        if x and base:
-            extra = metrics.shadow_kb(x, base)
-            out["memory"][m]["shadow_fraction"] = extra / x["ram"]
-            print("%s reserves %d kB more than none beyond its image and stack depot: 1/%.1f "
-                  "of RAM (shadow of the linear map: 1/%d)" % (m, extra, x["ram"] / extra,
-                                                               expect))
+    lines, extra = memory_lines(mem, ("none", "generic", "swtags"),
+                                {"generic": 8, "swtags": 16})
+    print("\n".join(lines))
+    for m, x in extra.items():
+        out["memory"][m]["shadow_fraction"] = x / mem[m]["ram"]
     with open(os.path.join(REPO, "build", "grade", "04-generic-vs-tags", "table.json"), "w") as f:
         json.dump(out, f)
 

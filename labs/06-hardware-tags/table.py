@@ -11,8 +11,8 @@ import sys
 
 from bench.table import text_table
 from labs import scenarios
-from labs.modes import caught, cell, collision_line, collisions, memory
-from vm import REPO, metrics
+from labs.modes import caught, cell, collision_line, collisions, memory, memory_lines
+from vm import REPO
 
 MODES = ("generic", "swtags", "hwtags")
 BUGS = ["oob-right", "oob-in-granule", "uaf", "uaf-realloc", "double-free", "invalid-free",
@@ -58,17 +58,7 @@ def main(hw, sw, gen, none):
     print()
     mem = {m: memory(t) for m, t in logs.items()}
     out["memory"] = mem
-    print(text_table(["kernel", "RAM kB", "reserved kB", "image kB", "stackdepot kB",
-                      "Slab kB"],
-                     [(m, [str(mem[m][k]) for k in ("ram", "reserved", "image", "depot", "slab")])
-                      for m in ("none", "generic", "swtags", "hwtags") if mem[m]]))
-    print("(reserved: what the kernel keeps at boot -- its image, page tables, the stack "
-          "depot's hash table, the KASAN shadow where there is one)")
-    for m in ("generic", "swtags", "hwtags"):
-        if mem[m] and mem["none"]:
-            extra = metrics.shadow_kb(mem[m], mem["none"])
-            print("%s reserves %d kB more than none beyond its image and stack depot%s" % (
-                m, extra, ": 1/%.1f of RAM" % (mem[m]["ram"] / extra) if extra > 0 else ""))
+    print("\n".join(memory_lines(mem, ("none", "generic", "swtags", "hwtags"))[0]))
     d = os.path.join(REPO, "build", "grade", "06-hardware-tags")
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "table.json"), "w") as f:
