@@ -264,10 +264,14 @@ def check_cleanup():
     # 1. the runner killed with SIGKILL: its QEMU dies with it (PDEATHSIG)
     t0 = time.time()
     log = os.path.join(OUT, "cleanup-kill.log")
+    # The log appears when QEMU starts (vm/qemu.py collect()); one left by an
+    # earlier run would let the kill come while the runner's kbuild runs.
+    if os.path.exists(log):
+        os.unlink(log)
     runner = subprocess.Popen([PY, "-m", "vm", "boot", "--quiet",
                                "--timeout", "120", "--log", log], cwd=REPO,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    # The runner's children are its VM (it starts nothing else while booting).
+    # Once the log exists the runner's only child is its VM.
     found = vm.wait_for(lambda: os.path.exists(log) and vm.descendants(runner.pid), 60)
     time.sleep(0.5)
     kids = vm.descendants(runner.pid)

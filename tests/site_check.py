@@ -130,7 +130,7 @@ def tag_map_shown(dom):
 # What only an answer says: (lab page, text of the teacher edition).
 ANSWERS = [("labs/01-tag-assignment/index.html", "alternate between even and"),
            ("labs/02-brk-dispatch/index.html", "0xf2000933"),
-           ("labs/03-report-decoding/index.html", "whose records carry that object"),
+           ("labs/03-report-decoding/index.html", "earlier lives may"),
            ("labs/03-report-decoding/index.html", "mystery_table_fill"),
            ("labs/05-break-it/index.html", "<span class=\"s\">\"dies-at-bug\"</span>"),
            ("labs/05-break-it/index.html", "= prediction")]
