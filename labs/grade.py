@@ -146,9 +146,24 @@ def run_step(lab, step, runs, variant=None, transcript=True):
     if "filter" in step:
         pat = re.compile(step["filter"])
         body = "\n".join(ln for ln in body.splitlines() if pat.search(ln))
+    if "limit" in step:
+        body = excerpt(body, step["limit"])
     if transcript:
         save_transcript(lab, step, shown, variant, bdir, clean_paths(body, bdir))
     return run
+
+
+TAIL = 3  # lines a `limit`ed transcript keeps from its end
+
+
+def excerpt(body, limit):
+    """The first `limit` lines and the last TAIL of a long transcript, with
+    one line saying how many are left out (the full log stays on disk)."""
+    lines = body.splitlines()
+    if len(lines) <= limit + TAIL + 1:
+        return body
+    return "\n".join(lines[:limit] + ["[... %d lines left out ...]" % (
+        len(lines) - limit - TAIL)] + lines[-TAIL:])
 
 
 def transcript_header(step, command, variant, release, date):
@@ -160,6 +175,8 @@ def transcript_header(step, command, variant, release, date):
                date)]
     if step.get("filter"):
         hdr.append("# shown: the lines matching /%s/" % step["filter"])
+    if step.get("limit"):
+        hdr.append("# shown: the first %d lines and the last %d" % (step["limit"], TAIL))
     return hdr
 
 

@@ -42,6 +42,7 @@ STEP_KEYS: Dict[str, Any] = {
     "host": list,           # or: a command run on the host (argv, placeholders expanded)
     "timeout": int,         # seconds for the boot and gdb (default 240)
     "filter": str,          # regex: the transcript shows only matching lines
+    "limit": int,           # the transcript shows the first LIMIT lines and the last 3
     "hint": str,            # what `make lab` prints before gdb starts
     "check": str,           # grade with check_<check> of check.py (default: the step's name)
     "checks": bool,         # false: a demonstration, not graded

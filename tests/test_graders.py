@@ -209,6 +209,18 @@ def test_host_step_header_names_its_kernels():
     assert boot[2] == "# shown: the lines matching /BUG/"
 
 
+def test_limit_keeps_the_head_and_tail_and_counts_the_rest():
+    from labs.grade import excerpt, transcript_header
+    body = "\n".join("line %d" % i for i in range(100))
+    out = excerpt(body, 16).splitlines()
+    assert out[:16] == ["line %d" % i for i in range(16)]
+    assert out[16] == "[... 81 lines left out ...]" and out[17:] == ["line 97", "line 98", "line 99"]
+    short = "\n".join("line %d" % i for i in range(20))
+    assert excerpt(short, 16) == short  # leaving out one line would not shorten it
+    hdr = transcript_header({"name": "b", "filter": "BUG", "limit": 16}, "$ x", "v", "6.1", "d")
+    assert hdr[3] == "# shown: the first 16 lines and the last 3"
+
+
 def test_serial_absent_needs_a_captured_run():
     check = LABS["05"].module.check_experiment
     step = {"name": "x", "serial_absent": ["Booting Linux"]}
