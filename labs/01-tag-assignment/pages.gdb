@@ -5,6 +5,8 @@ kasan-modsyms
 delete
 break lab_page_tag
 continue
+# Deleted before going on: see slab.gdb.
+delete
 echo KT-GDB random-tag\n
 # tbreak: a breakpoint still set could be re-hit during finish.
 tbreak kasan_random_tag

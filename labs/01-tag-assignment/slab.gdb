@@ -10,6 +10,10 @@ break lab_oob_in_granule
 continue
 echo KT-GDB in-scenario\n
 bt 2
+# Delete before going on: resuming from a breakpoint while an interrupt is
+# pending can stop at the same breakpoint again (QEMU's gdbstub steps into
+# the interrupt first), and the next stop would not be the one we asked for.
+delete
 echo KT-GDB random-tag\n
 # tbreak, not break: an interrupt that allocates during "finish" would
 # re-hit a breakpoint that is still set, and finish would never return.

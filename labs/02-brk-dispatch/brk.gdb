@@ -6,6 +6,8 @@ kasan-modsyms
 delete
 break lab_uaf
 continue
+# Deleted before going on: a resumed breakpoint can be re-hit (slab.gdb, lab 1).
+delete
 break kasan_handler
 continue
 echo KT-GDB backtrace\n
