@@ -440,3 +440,18 @@ def test_qemu10_dump_whatever_the_objects_own_tag():
         assert data["serial"] != serial
         res = grade("06-hardware-tags", "qemu10", data)
         assert all(ok for _, ok, _ in res), res
+
+
+def test_lab3_a_stop_reported_twice_counts_once():
+    """gdb may stop twice at the breakpoint it resumes from: the same
+    hit block twice in a row is one stop, not a sixth report."""
+    gdb = load("03-report-decoding", "reports", "gdb")
+    first = "KT-GDB hit" + gdb.split("KT-GDB hit")[1]
+    data = {"serial": load("03-report-decoding", "reports", "serial"),
+            "gdb": gdb.replace(first, first + first, 1)}
+    assert all(ok for _, ok, _ in grade("03-report-decoding", "reports", data))
+    # A hit that saw something else is not folded away.
+    other = re.sub(r"(pointer:\s+0x)([0-9a-f])", lambda m: m.group(1) + (
+        "0" if m.group(2) != "0" else "1"), first, count=1)
+    data["gdb"] = gdb.replace(first, first + other, 1)
+    assert not all(ok for _, ok, _ in grade("03-report-decoding", "reports", data))
