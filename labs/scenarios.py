@@ -212,6 +212,11 @@ def check_collision_hw(ev, res):
 CHECKS = {"tags": check_tags, "ctor_tag": check_ctor_tag, "collision": check_collision}
 
 
+def kinds(reps):
+    """What expected.toml calls the reports: ["use-after-free write", ...]."""
+    return ["%s %s" % (r["bug_type"], r["access"]) for r in reps]
+
+
 def check_scenario(name, lines, mode, exp):
     """Return a list of error strings (empty = as expected)."""
     errs = []
@@ -231,7 +236,7 @@ def check_scenario(name, lines, mode, exp):
         reps = kreport.parse_reports("\n".join(lines), mode_hint=mode)
     except kreport.ReportError as e:
         return [str(e)]
-    got = ["%s %s" % (r["bug_type"], r["access"]) for r in reps]
+    got = kinds(reps)
     want = m.get("reports", [])
     if got != want:
         errs.append("reports %s, expected %s" % (

@@ -10,9 +10,9 @@ break lab_oob_in_granule
 continue
 echo KT-GDB in-scenario\n
 bt 2
-# Delete before going on: resuming from a breakpoint while an interrupt is
-# pending can stop at the same breakpoint again (QEMU's gdbstub steps into
-# the interrupt first), and the next stop would not be the one we asked for.
+# Delete before going on: once here, continuing stopped at this same
+# breakpoint again (same pc, the scenario ran once; the cause in gdb or
+# QEMU is not known), and every later stop was then one step behind.
 delete
 echo KT-GDB random-tag\n
 # tbreak, not break: an interrupt that allocates during "finish" would

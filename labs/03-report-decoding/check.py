@@ -95,26 +95,22 @@ def check_decode_generic(run):
              run.host[:200])]  # mutation: equivalent (message length)
 
 
-def kinds(reps):
-    """['use-after-free write', ...]: what expected.toml calls a report."""
-    return ["%s %s" % (r["bug_type"], r["access"]) for r in reps]
-
-
 def check_history(run):
     """The same write past an object, named from the stack ring: after
     `forget` no record matches (invalid-access); after the slot's past life
     with the pointer's tag, that life's free record names it."""
     right, hist = (reports_of(run.serial, s) for s in ("oob-right", "oob-history"))
+    said = {"oob-right": scenarios.kinds(right), "oob-history": scenarios.kinds(hist)}
     ev = scenarios.events(scenarios.segments(run.serial).get("oob-history", []), "oob-history")
     ptrs = {kv.get("name"): kv.get("tag") for e, kv in ev if e == "ptr"}
     found = [kv.get("found") for e, kv in ev if e == "result"]
-    res = [("oob-right, after forget: one invalid-access write", kinds(right) == [
-                "invalid-access write"], "got %s" % kinds(right)),
+    res = [("oob-right, after forget: one invalid-access write",
+            said["oob-right"] == ["invalid-access write"], "got %s" % said["oob-right"]),
            ("oob-history: the neighbour's slot lived again with another tag (found=1)",
             found == ["1"] and None not in (ptrs.get("a"), ptrs.get("neighbour")) and
             ptrs["a"] != ptrs["neighbour"], "found=%s, tags %s" % (found, ptrs)),
            ("oob-history: the write past the object is named a use-after-free",
-            kinds(hist) == ["use-after-free write"], "got %s" % kinds(hist))]
+            said["oob-history"] == ["use-after-free write"], "got %s" % said["oob-history"])]
     if len(hist) == 1:
         r = hist[0]
         res += [("oob-history: pointer tag is a's, memory tag the live neighbour's",

@@ -41,8 +41,7 @@ def check_experiment(run, step):
     segs = scenarios.segments(run.serial)
     for name, want in step.get("scenarios", {}).items():
         seg = segs.get(name)
-        got = None if seg is None else [
-            "%s %s" % (r["bug_type"], r["access"]) for r in report.parse_reports("\n".join(seg))]
+        got = None if seg is None else scenarios.kinds(report.parse_reports("\n".join(seg)))
         label = ", ".join(want) or "no report"  # mutation: equivalent (label)
         res.append(("scenario %s: %s" % (name, label), got == want,
                     "got %s" % got))

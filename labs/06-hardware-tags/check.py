@@ -142,8 +142,8 @@ def tag_dump(serial, whole_page):
     got = {m.group(1).split()[-1]: runs_of(m.group(2)) for m in DUMP.finditer(serial)}
     if set(got) != {"alloc", "+0x800", "+0xc00"}:
         return [("the experiment printed its three dumps", False, "found: %s" % sorted(got))]
-    gva, stg = tagged(got["+0x800"], 0xF3), tagged(got["+0xc00"], 0xF4)
     if whole_page:
+        gva, stg = tagged(got["+0x800"], 0xF3), tagged(got["+0xc00"], 0xF4)
         shown = [off for _, n, off in got["+0xc00"]] + [0]
         return [("QEMU 7.2: one DC GVA retags the whole page", len(gva) == 256,
                  "%d granules tagged f3" % len(gva)),
