@@ -15,6 +15,11 @@ export VARIANT
 CMDLINE ?=
 SCENARIO ?=
 N ?=
+# Every boot is deterministic (vm/qemu.py: -icount, -seed): the same
+# command with the same SEED prints the same bytes.  Unset: the default
+# seed; SEED=random draws one and prints it.
+SEED ?=
+export SEED
 
 # What `make lint` reads: every Python file and shell script of the checkout.
 SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode labs/02-brk-dispatch/count-checks.sh

@@ -71,7 +71,11 @@ def boot_runs(bdir, name, extra, a, runs=None, params=None, parse=None):
                 raise vm.KtError("no %s: run `make bench` first" % log)
             text = open(log, errors="replace").read()
         else:
-            b = vm.boot(bdir, (CMDLINE + " " + extra).strip(), 600, log, params=params)
+            # wall-clock figures by the host's clock, not the deterministic
+            # machine's instruction count (vm/qemu.py: ICOUNT)
+            b = vm.boot(bdir, (CMDLINE + " " + extra).strip(), 600, log,
+                        params=params or vm.machine_of_variant(
+                            vm.kernel_info(bdir)["variant"]).realtime())
             if not b.ok:
                 print(b.tail())
                 raise vm.KtError("%s boot %d failed (%s)" % (name, i, b.status))
@@ -153,7 +157,7 @@ def main():
     meta = {"date": time.strftime("%Y-%m-%d"), "runs": a.runs,
             "qemu": vm.qemu_version(),
             "machine": "%s, %d host cores" % (vm.machine_of_variant("swtags-bench").describe(), os.cpu_count()),
-            "icount": " ".join(vm.MACHINES["virt-icount"].extra),
+            "icount": "-icount " + vm.MACHINES["virt-icount"].icount,
             "stacktrace_off": NOSTACK,
             "tcp_seconds": 10, "seconds_total": round(time.time() - t_all)}
     with open(os.path.join(OUT, "results.json"), "w") as f:

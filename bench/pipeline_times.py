@@ -3,7 +3,8 @@
 
 Prints a table: extract, config+build (cold, from the cache's own record or
 measured with --cold in a fresh temporary cache), reuse (warm), boot to
-/init and the KASAN KUnit suite (kernel timestamps), `make run SCENARIO=uaf`
+/init and the KASAN KUnit suite (kernel timestamps), the same boot without
+determinism (its cost as a ratio), `make run SCENARIO=uaf`
 warm (median of --runs) and the rebuild-and-rerun time after touching the
 lab module's source.
 """
@@ -64,8 +65,20 @@ def main():
     info = vm.kernel_info(bdir)
     if "build_seconds" in info:
         rows.append(("config + build swtags, as recorded when built", info["build_seconds"]))
-    b, t = timed(vm.boot, bdir, "", 300)
-    rows.append(("boot + KUnit suite + power-off (wall)", t))
+    # Determinism's cost: the same boots, deterministic (-icount, a seed:
+    # what every boot of the project runs) and by the host's clock.
+    det, free = [], []
+    realtime = vm.machine_of_variant("swtags").realtime()
+    for _ in range(a.runs):
+        b, t = timed(vm.boot, bdir, "", 300)
+        det.append(t)
+        _, t = timed(vm.boot, bdir, "", 300, params=realtime)
+        free.append(t)
+    rows.append(("boot + KUnit suite + power-off (wall, median of %d)" % a.runs,
+                 statistics.median(det)))
+    rows.append(("  the same without -icount/-seed (not reproducible)", statistics.median(free)))
+    ratios = [("  determinism costs (ratio of the two)",
+               statistics.median(det) / statistics.median(free))]
     init = stamp(b.text, "Run /init as init process")
     start = stamp(b.text, r"# Subtest: kasan")
     end = stamp(b.text, r"# kasan: pass:")
@@ -85,6 +98,8 @@ def main():
     print("%-48s %10s" % ("what (2-core machine, QEMU TCG)", "seconds"))
     for name, secs in rows:
         print("%-48s %10.1f" % (name, secs))
+    for name, ratio in ratios:
+        print("%-48s %9.2fx" % (name, ratio))
 
 
 if __name__ == "__main__":

@@ -120,8 +120,8 @@ def run_step(lab, step, runs, variant=None, transcript=True):
         b, g = vm.boot_gdb(bdir, gfile, cmdline, timeout, serial)
         run.serial, run.gdb, run.status = b.text, g, b.status
         run.paths = [serial, os.path.splitext(serial)[0] + ".gdb.txt"]
-        shown = ["$ make lab N=%s STEP=%s   then (gdb) source labs/%s/%s" % (
-            lab[:2].lstrip("0"), step["name"], lab, step["gdb"])]
+        shown = ["$ make lab N=%s STEP=%s SEED=%d   then (gdb) source labs/%s/%s" % (
+            lab[:2].lstrip("0"), step["name"], vm.run_seed(), lab, step["gdb"])]
         body = g
     elif "host" in step:
         argv = [expand(a, bdirs, runs, lab) for a in step["host"]]
@@ -139,18 +139,24 @@ def run_step(lab, step, runs, variant=None, transcript=True):
         params = vm.MACHINES[step["machine"]] if "machine" in step else None
         b = vm.boot(bdir, cmdline, timeout, serial, params=params)
         run.serial, run.status, run.paths = b.text, b.status, [serial]
-        shown = ["$ make boot VARIANT=%s CMDLINE=%s%s" % (
+        shown = ["$ make boot VARIANT=%s CMDLINE=%s%s SEED=%d" % (
             variant, shlex.quote(cmdline),
-            " MACHINE=" + step["machine"] if params else "")]
+            " MACHINE=" + step["machine"] if params else "", vm.run_seed())]
         body = b.text
+    if transcript:
+        save_transcript(lab, step, shown, variant, bdir, shown_part(step, body, bdir))
+    return run
+
+
+def shown_part(step, output, bdir):
+    """The part of a step's output its transcript shows: the lines of its
+    `filter`, cut to its `limit`, with this machine's paths replaced."""
     if "filter" in step:
         pat = re.compile(step["filter"])
-        body = "\n".join(ln for ln in body.splitlines() if pat.search(ln))
+        output = "\n".join(ln for ln in output.splitlines() if pat.search(ln))
     if "limit" in step:
-        body = excerpt(body, step["limit"])
-    if transcript:
-        save_transcript(lab, step, shown, variant, bdir, clean_paths(body, bdir))
-    return run
+        output = excerpt(output, step["limit"])
+    return clean_paths(output, bdir)
 
 
 TAIL = 3  # lines a `limit`ed transcript keeps from its end
@@ -166,13 +172,15 @@ def excerpt(body, limit):
         len(lines) - limit - TAIL)] + lines[-TAIL:])
 
 
-def transcript_header(step, command, variant, release, date):
-    """The '# ' lines above a transcript: the command, and which kernel(s)
-    -- a host step names the kernels its placeholders used, or none."""
+def transcript_header(step, command, variant, release, date, seed):
+    """The '# ' lines above a transcript: the command, which kernel(s) --
+    a host step names the kernels its placeholders used, or none -- and the
+    seed its boots ran with (the same command and seed: the same bytes)."""
     hdr = ["# command: %s" % command,
            "# kernel: Linux %s, %s %s; captured %s by `make transcripts`" % (
                release, "host step; kernels:" if "host" in step else "variant", variant,
-               date)]
+               date),
+           "# seed: %d (QEMU -icount, -seed; vm/qemu.py)" % seed]
     if step.get("filter"):
         hdr.append("# shown: the lines matching /%s/" % step["filter"])
     if step.get("limit"):
@@ -187,7 +195,8 @@ def save_transcript(lab, step, shown, variant, bdir, body):
         rel = vm.kernel_release(bdir)
     except OSError:
         rel = "(no kernel)"
-    hdr = transcript_header(step, shown[0], variant, rel, time.strftime("%Y-%m-%d"))
+    hdr = transcript_header(step, shown[0], variant, rel, time.strftime("%Y-%m-%d"),
+                            vm.run_seed())
     with open(os.path.join(d, step["name"] + ".txt"), "w") as f:
         f.write("\n".join(hdr + [body.rstrip("\n")]) + "\n")
 
@@ -276,6 +285,7 @@ class Tally:
     def summary(self):
         demo = [c for c in self.checks if not c["exercise"]]
         return {"score": sum(c["ok"] for c in self.checks), "total": len(self.checks),
+                "seed": vm.run_seed(),
                 "demonstrations": {"good": sum(c["ok"] for c in demo), "total": len(demo)},
                 "exercises": {"done": sum(e["done"] for e in self.exercises),
                               "total": len(self.exercises), "list": self.exercises},
@@ -284,6 +294,7 @@ class Tally:
 
 def grade(selected, only_steps=None, out=None):
     t_all = time.time()
+    print("Seed: %d (SEED=; every boot of this run uses it)" % vm.run_seed(), flush=True)
     tally = Tally()
     for folder in selected:
         lab = labdata.load_lab(folder)
@@ -308,7 +319,8 @@ def grade(selected, only_steps=None, out=None):
                 print("     logs kept: %s" % " ".join(run.paths), flush=True)
     s = tally.summary()
     print("Exercises: %d/%d done" % (s["exercises"]["done"], s["exercises"]["total"]))
-    print("Score: %d/%d  (%.0f s)" % (s["score"], s["total"], time.time() - t_all))
+    print("Score: %d/%d  (SEED=%d, %.0f s)"
+          % (s["score"], s["total"], s["seed"], time.time() - t_all))
     if out:
         with open(out, "w") as f:
             json.dump(s, f, indent=1)

@@ -121,6 +121,22 @@ def backtrace(lines: List[str]) -> List[Tuple[str, str]]:
     return [(m.group(1), m.group(2) or "") for m in map(FRAME.match, lines) if m]
 
 
+# A transcript (build/transcripts/LAB/STEP.txt): "# KEY: value" lines, then
+# the output.  Only these keys are header lines: an output line that starts
+# with "# " (KUnit's "# kasan: pass:...") stays output.
+TRANSCRIPT_KEYS = ("command", "kernel", "seed", "shown")
+TRANSCRIPT_HEADER = re.compile(r"^# (%s): " % "|".join(TRANSCRIPT_KEYS))
+
+
+def split_transcript(text: str) -> Tuple[List[str], List[str]]:
+    """(header lines without their "# ", output lines) of a transcript."""
+    lines = text.rstrip("\n").split("\n")
+    n = 0
+    while n < len(lines) and TRANSCRIPT_HEADER.match(lines[n]):
+        n += 1
+    return [ln[2:] for ln in lines[:n]], lines[n:]
+
+
 def check_name(step: Dict[str, Any]) -> str:
     return "check_" + step.get("check", step["name"]).replace("-", "_")
 

@@ -114,12 +114,68 @@ def check_variant(variant, mode):
     record("boot %s reaches %s" % (variant, vm.END_MARK), b.ok,
            "" if b.ok else "%s; log %s" % (b.status, log), secs,
            () if b.ok else b.tail(30).splitlines())
+    if b.ok and mode:
+        # The same boot again (vm/qemu.py: ICOUNT, the run's seed).
+        again, secs = timed(vm.boot, bdir, vm.scenario_cmdline(",".join(names)), 300,
+                            os.path.join(OUT, "%s.again.log" % variant))
+        diff = first_difference(b.text, again.text if isinstance(again, vm.Boot) else str(again))
+        record("reproducible: the %s boot (KUnit suite, every scenario) twice, the same "
+               "serial log byte for byte" % variant, not diff, diff, secs)
     ok, lines = ktap.judge(ktap.parse(b.text), exp)
     record("KUnit %s: %s" % (variant, lines[0]), ok, "", 0, lines[1:])
     if not b.ok or mode is None:
         return
     for name, errs in scenarios.check_log(b.text, mode, names):
         record("scenario %s on %s" % (name, variant), not errs, "; ".join(errs))
+
+
+def first_difference(a, b):
+    """"" if a == b, else where they part: "line N: 'x' / 'y'"."""
+    if a == b:
+        return ""
+    la, lb = a.splitlines(), b.splitlines()
+    n = next((i for i, (x, y) in enumerate(zip(la, lb)) if x != y), min(len(la), len(lb)))
+    return "line %d of %d/%d: %r / %r" % (n + 1, len(la), len(lb), (la + [""])[n][:100],
+                                          (lb + [""])[n][:100])
+
+
+def make_out(args, seed=None):
+    """`make -s ARGS` in this checkout (SEED=seed if given): (exit code,
+    its standard output with the console's CRLF as LF, its last stderr line)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    if seed is not None:
+        env["SEED"] = str(seed)
+    p = subprocess.run(["make", "-s", "-C", REPO] + args, env=env, capture_output=True,
+                       text=True, errors="replace", timeout=600)
+    return p.returncode, p.stdout.replace("\r\n", "\n"), \
+        (p.stderr.strip().splitlines() or [""])[-1]
+
+
+# The tags a scenario prints (kasan_lab.c: show_ptr(), "... tag=xx ...").
+SCENARIO_TAG = re.compile(r"kasan_lab: \S+ .*\btag=([0-9a-f]{2})\b")
+
+
+def check_reproducible(variant):
+    """Determinism as the reader meets it: `make run SCENARIO=tags,uaf-realloc`
+    twice prints the same bytes; another SEED prints other tags."""
+    args = ["run", "SCENARIO=tags,uaf-realloc", "VARIANT=" + variant]
+    seed = vm.run_seed()
+    other = 12345 if seed != 12345 else 54321
+    t0 = time.time()
+    runs = [make_out(args, seed), make_out(args, seed), make_out(args, other)]
+    secs = time.time() - t0
+    failed = [r for r in runs if r[0]]
+    if failed:
+        record("reproducible: make run SCENARIO=tags,uaf-realloc VARIANT=%s" % variant, False,
+               "exit %d: %s" % (failed[0][0], failed[0][2]), secs)
+        return
+    diff = first_difference(runs[0][1], runs[1][1])
+    record("reproducible: make run SCENARIO=tags,uaf-realloc VARIANT=%s SEED=%d twice, the "
+           "same output byte for byte" % (variant, seed), not diff, diff, secs)
+    tags = [SCENARIO_TAG.findall(r[1]) for r in runs]
+    record("reproducible: SEED=%d prints other tags than SEED=%d on %s" % (other, seed, variant),
+           len(tags[0]) >= 3 and len(tags[2]) == len(tags[0]) and tags[0] != tags[2],
+           "tags %s / %s" % (" ".join(tags[0][:8]), " ".join(tags[2][:8])))
 
 
 def check_decode():
@@ -158,20 +214,21 @@ def check_decode():
            "%s -> %s" % (m.group(1), line) if m else "no symbolized lab_uaf frame: %s" % frames)
 
 
-def live_session(variant, gdb_file):
+def live_session(variant, gdb_file, again=""):
     """Boot `variant` with kt_run=uaf under gdb-scripts/tests/GDB_FILE;
-    (gdb transcript, its sections, the one report), or None (recorded)."""
+    (gdb transcript, its sections, the one report), or None (recorded).
+    again: a second session's label (its own logs)."""
     from kasan import report as kreport
     bdir = vm.build_kernel(variant)
     os.makedirs(OUT, exist_ok=True)
-    log = os.path.join(OUT, "gdb-%s.log" % variant)
+    log = os.path.join(OUT, "gdb-%s%s.log" % (variant, again and "-" + again))
     t0 = time.time()
     b, g = vm.boot_gdb(bdir, os.path.join(REPO, "gdb-scripts", "tests", gdb_file),
                        "kunit.enable=0 " + vm.scenario_cmdline("uaf"), 180, log)
     secs = time.time() - t0
     sec = gdb_sections(g)
     reps = kreport.parse_reports(b.text)
-    what = "gdb live: batch session on %s" % variant
+    what = "gdb live: batch session on %s%s" % (variant, again and " (%s)" % again)
     if not b.ok or "done" not in sec or len(reps) != 1:
         record(what, False, "boot %s, %d reports, gdb sections %s; logs %s" % (
             b.status, len(reps), sorted(sec), log), secs, g.splitlines()[-15:])
@@ -186,6 +243,11 @@ def check_gdb_live():
     if not live:
         return
     g, sec, r = live
+    live2 = live_session("swtags", "live.gdb", "again")
+    if live2:
+        diff = first_difference(g, live2[0])
+        record("reproducible: the same gdb session twice, the same transcript byte for byte",
+               not diff, diff)
     kv, got = tag_fields(sec["kasan-tag"])
     record("gdb live: kasan-tag shows the report's tags %s/%s" % (
         r["pointer_tag"], r["memory_tag"]), got == (r["pointer_tag"], r["memory_tag"])
@@ -536,6 +598,33 @@ def check_grade():
     return ex["total"]
 
 
+def check_published_transcript(lab="03-report-decoding", name="serial"):
+    """The reader's side of determinism: the command a page prints above a
+    transcript, typed as printed, prints that transcript's lines again."""
+    import shlex
+    from labs import grade as labgrade
+    from labs.lab import load_lab, split_transcript
+    path = os.path.join(labgrade.TRANSCRIPTS, lab, name + ".txt")
+    what = "reproducible: the published transcript %s/%s, its command run again" % (lab, name)
+    try:
+        hdr, body = split_transcript(open(path).read())
+    except OSError as e:
+        record(what, False, str(e))
+        return
+    command = next((h[len("command: "):] for h in hdr if h.startswith("command: ")), "")
+    argv = shlex.split(command)
+    if argv[:2] != ["$", "make"]:
+        record(what, False, "its command is not a make command: %r" % command)
+        return
+    step = next(s for s in load_lab(lab).steps if s["name"] == name)
+    t0 = time.time()
+    rc, out, err = make_out(argv[2:])
+    again = labgrade.shown_part(step, out, vm.build_dir(step["variant"])).split("\n")
+    diff = first_difference("\n".join(body), "\n".join(again)) if rc == 0 else \
+        "exit %d: %s" % (rc, err)
+    record(what + ": `%s`" % command[2:], not diff, diff, time.time() - t0)
+
+
 def check_grade_student():
     """make grade in a student tree: the demonstrations must pass; the
     exercises are the student's work, reported, not a test."""
@@ -606,6 +695,8 @@ def main():
     check_variant("generic", "generic")
     check_variant("none", None)
     check_variant("hwtags", "hw_tags")
+    check_reproducible("swtags")
+    check_reproducible("hwtags")
     check_decode()
     check_gdb_live()
     check_gdb_live_hw()
@@ -614,6 +705,7 @@ def main():
     check_signals()
     check_classroom()
     n = check_grade()
+    check_published_transcript()
     check_handout(n)
     check_site()
     return summary(t0)

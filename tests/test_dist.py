@@ -21,7 +21,7 @@ def teacher_build(fake, tmp_path, monkeypatch):
     root = str(tmp_path / "A")
     monkeypatch.setenv("KASAN_TAGS_CACHE", root)
     bdir = kbuild.build_kernel("swtags")
-    tree = os.path.join(root, "src", "0" * 16, "linux-source-6.1")
+    tree = os.path.join(os.path.dirname(bdir), "linux-source-6.1")
     os.symlink(tree, os.path.join(bdir, "source"))
     gdbpy = os.path.join(bdir, "vmlinux-gdb.py")
     os.unlink(gdbpy)
@@ -52,8 +52,8 @@ def test_an_archive_round_trips_and_no_kernel_is_built(fake, tmp_path, monkeypat
     assert dist.import_archive(archive) == [("swtags", "imported")]
     b_bdir = kbuild.build_dir("swtags")
     assert b_bdir.startswith(b_root) and os.path.basename(b_bdir) == os.path.basename(a_bdir)
-    assert os.readlink(os.path.join(b_bdir, "source")).startswith(b_root + "/src/")
-    assert os.readlink(os.path.join(b_bdir, "vmlinux-gdb.py")).startswith(b_root + "/src/")
+    assert os.readlink(os.path.join(b_bdir, "source")).startswith(b_root + "/build/")
+    assert os.readlink(os.path.join(b_bdir, "vmlinux-gdb.py")).startswith(b_root + "/build/")
     assert open(os.path.join(b_bdir, "Makefile")).read().startswith("include " + b_root)
     assert kbuild.manifest_errors(b_bdir, OUTS) == []
     builds = fake.builds

@@ -89,7 +89,7 @@ def test_two_runs_at_once_build_once(fake, capsys):
 def test_disk_full_during_the_build(fake, monkeypatch):
     fake.fail_at = 1
     monkeypatch.setattr(cache, "free_mib", lambda p: 3)
-    with pytest.raises(vm.KtError, match=r"^no space left in .*swtags-kswtags while building "
+    with pytest.raises(vm.KtError, match=r"^no space left in .*swtags-kswtags/obj while building "
                        r"the swtags kernel: it needs about 600 MiB, 3 MiB are free"):
         kbuild.build_kernel("swtags")
     monkeypatch.setattr(cache, "free_mib", lambda p: 10000)

@@ -1,9 +1,9 @@
 """The cache outside the repository: preflight, the linux-source tarball,
-the pristine extracted tree and its patched hard-link copies.
+the pristine extracted tree and the hard-link copy each build compiles.
 
     CACHE/src/<sha16>/linux-source-6.1/     pristine, never built in
-    CACHE/src/patched-<key>/linux-source-6.1/
-    CACHE/build/<variant>-<key>/            (vm.kbuild)
+    CACHE/build/<variant>-<key>/linux-source-6.1/   its hard-link copy, patched
+    CACHE/build/<variant>-<key>/obj/                the build (vm.kbuild)
 """
 
 import glob
@@ -14,7 +14,7 @@ import shutil
 import subprocess
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from vm.base import REPO, KtError, Lock, log, run, sha256_file, sha256_text
+from vm.base import REPO, KtError, Lock, log, run, sha256_file
 
 # command -> Debian package that provides it (for one-line preflight errors)
 TOOLS = {
@@ -153,24 +153,31 @@ def pristine_tree() -> Tuple[str, str]:
     return src, sha
 
 
-def patched_tree(src: str, sha: str, patches: Sequence[str]) -> str:
-    """A copy of the pristine tree (hard links) with `patches` applied."""
-    if not patches:
-        return src
-    key = sha256_text(sha, *[open(p, "rb").read() for p in patches])[:16]
-    top = os.path.join(cache_root(), "src", "patched-" + key)
-    with Lock(top + ".lock", "making a patched copy of the kernel tree"):
-        dst = os.path.join(top, os.path.basename(src))
-        if not os.path.exists(os.path.join(top, ".kt-patched")):
-            shutil.rmtree(top, ignore_errors=True)
-            os.makedirs(top)
-            run(["cp", "-al", src, dst])
-            for p in patches:
-                log("applying %s" % os.path.relpath(p, REPO))
-                # patch(1) writes each file anew, so the hard links to the
-                # pristine tree are broken exactly where the patch touches.
-                run(["patch", "-p1", "-s", "--no-backup-if-mismatch", "-d", dst,
-                     "-i", p])
-            with open(os.path.join(top, ".kt-patched"), "w") as f:
-                f.write("\n".join(patches) + "\n")
+def variant_tree(top: str, src: str, patches: Sequence[str]) -> str:
+    """TOP/<tree name>: a hard-link copy of the pristine tree with `patches`
+    applied, the tree one build compiles.
+
+    Every variant's tree sits at the same place relative to its objects
+    (TOP/obj builds ../linux-source-6.1), so that with ccache's base_dir
+    two variants that differ by one patch compile the same command lines
+    and share every object the patch does not touch (vm.kbuild.ccache_env)."""
+    dst = os.path.join(top, os.path.basename(src))
+    stamp = os.path.join(top, ".kt-tree")
+    want = "".join(os.path.relpath(p, REPO) + " " + sha256_file(p) + "\n" for p in patches)
+    try:
+        with open(stamp) as f:
+            if f.read() == want and os.path.isdir(dst):
+                return dst
+    except OSError:
+        pass
+    shutil.rmtree(dst, ignore_errors=True)
+    os.makedirs(top, exist_ok=True)
+    run(["cp", "-al", src, dst])
+    for p in patches:
+        log("applying %s" % os.path.relpath(p, REPO))
+        # patch(1) writes each file anew, so the hard links to the
+        # pristine tree are broken exactly where the patch touches.
+        run(["patch", "-p1", "-s", "--no-backup-if-mismatch", "-d", dst, "-i", p])
+    with open(stamp, "w") as f:
+        f.write(want)
     return dst

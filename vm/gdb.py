@@ -28,7 +28,10 @@ LOADER = os.path.join(REPO, "gdb-scripts", "kasan.py")
 def gdb_cmd(bdir: str, port: int, batch_files: Sequence[str] = (),
             extra: Sequence[str] = ()) -> List[str]:
     """gdb-multiarch on vmlinux, attached to the stub, lx-* and kasan-* loaded."""
+    # `directory`: the sources are ../linux-source-6.1 from DW_AT_comp_dir
+    # ".", the build dir (vm.kbuild: path_args)
     cmd = ["gdb-multiarch", "-q", "-iex", "add-auto-load-safe-path " + bdir,
+           "-iex", "directory " + bdir,
            "-iex", "set pagination off", "-iex", "set confirm off"]
     if batch_files:
         cmd[1:1] = ["-nx", "-batch"]

@@ -135,6 +135,10 @@ def busybox() -> str:
     return bb
 
 
+# The mtime of every file in an initramfs: the epoch (build_initramfs)
+CPIO_MTIME = 0
+
+
 def build_initramfs(bdir: str, name: str = "default", shell: bool = False) -> str:
     """initramfs with /init, the lab modules, and (for `shell`) busybox.
 
@@ -161,8 +165,12 @@ def _build_initramfs(bdir: str, name: str, shell: bool) -> str:
     with open(out + ".list", "w") as f:
         f.write("\n".join(spec) + "\n")
     with open(out + ".tmp", "wb") as f:
-        p = subprocess.run([os.path.join(bdir, "usr/gen_init_cpio"), out + ".list"],
-                           stdout=f)
+        # -t: one mtime for every file.  The kernel's unpacking of the
+        # archive takes a few more or fewer instructions with other mtimes,
+        # which moves every later timestamp of a deterministic boot: a
+        # rebuilt module must give the same bytes (vm/qemu.py: ICOUNT).
+        p = subprocess.run([os.path.join(bdir, "usr/gen_init_cpio"), "-t", str(CPIO_MTIME),
+                            out + ".list"], stdout=f)
     if p.returncode:
         raise KtError("gen_init_cpio failed for %s" % out)
     os.replace(out + ".tmp", out)

@@ -2,8 +2,9 @@
 
 The build directory of a variant is the only place its outputs live:
 
-    CACHE/build/<variant>-<key>/   Image, vmlinux, vmlinux-gdb.py, Module.symvers,
-                                   kt-variant.json, kt/ (init, modules, initramfs)
+    CACHE/build/<variant>-<key>/obj/   Image, vmlinux, vmlinux-gdb.py, Module.symvers,
+                                       kt-variant.json, kt/ (init, modules, initramfs)
+    CACHE/build/<variant>-<key>/linux-source-6.1/   the tree it compiles (vm.cache)
 
 The key hashes RECIPE, the tarball, the clang version, the fragments and
 the patches: a change to any of them is a new directory, never a stale one.
@@ -21,7 +22,7 @@ from vm.base import REPO, KtError, Lock, log, run, sha256_file, sha256_text
 from vm.variant import Arch, arch_of, config_mismatches, fragment_options, resolve_variant
 
 # Bump when the build recipe below changes in a way that changes outputs.
-RECIPE = "3"
+RECIPE = "4"
 # What a complete build dir holds (and the arch's image); a stamp without
 # them is a stale cache.
 OUTPUTS = ("vmlinux", "vmlinux-gdb.py", "Module.symvers", "usr/gen_init_cpio")
@@ -57,7 +58,8 @@ def key_parts(variant: str) -> List[Tuple[str, str]]:
 
 
 def build_dir(variant: str) -> str:
-    return os.path.join(cache.cache_root(), "build", "%s-%s" % (variant, build_key(variant)))
+    return os.path.join(cache.cache_root(), "build", "%s-%s" % (variant, build_key(variant)),
+                        "obj")
 
 
 def outputs(variant: str) -> Tuple[str, ...]:
@@ -102,15 +104,27 @@ def ccache_args() -> List[str]:
     ccache hashes the compiler, every argument and the preprocessed source
     (or, in direct mode, the content of every header read), so a hit is
     exactly an unchanged compilation: it cannot hide a change of config,
-    patch or toolchain.  The build dir stays part of the hash (ccache's
-    default hash_dir with -g), so DW_AT_comp_dir in vmlinux is always the
-    build's own.  The store is the cache's own (KASAN_TAGS_CACHE moves
-    both); KASAN_TAGS_CCACHE=0 turns it off."""
+    patch or toolchain.  The store is the cache's own (KASAN_TAGS_CACHE
+    moves both); KASAN_TAGS_CCACHE=0 turns it off."""
     if os.environ.get("KASAN_TAGS_CCACHE", "1") == "0" or not shutil.which("ccache"):
         return []
     os.environ["CCACHE_DIR"] = os.path.join(cache.cache_root(), "ccache")
     os.environ.setdefault("CCACHE_MAXSIZE", "8G")
     return ["CC=ccache clang", "HOSTCC=ccache clang"]
+
+
+def path_args(bdir: str) -> List[str]:
+    """What makes a build's compilations independent of where it lives.
+
+    Every build compiles ../linux-source-6.1 from its obj/ (vm.cache:
+    variant_tree).  CCACHE_BASEDIR makes ccache hash (and pass the compiler)
+    paths under the build's own directory relative to obj/, and
+    -fdebug-prefix-map writes "." for obj/ as DW_AT_comp_dir, which ccache
+    then hashes instead of the directory: a variant that is swtags plus one
+    patch hits ccache for every file the patch does not touch.  gdb finds
+    the sources through `directory OBJ` (vm.gdb: gdb_cmd)."""
+    os.environ["CCACHE_BASEDIR"] = os.path.dirname(bdir)
+    return ["KCFLAGS=-fdebug-prefix-map=%s=." % bdir]
 
 
 def ccache_counts() -> Dict[str, int]:
@@ -131,7 +145,7 @@ def ccache_counts() -> Dict[str, int]:
 def kmake(src: str, bdir: str, *targets: str, logfile: str = "", kbuild: str = "arm64") -> None:
     jobs = os.environ.get("KASAN_TAGS_JOBS") or str(os.cpu_count() or 2)
     run(["make", "-C", src, "O=" + bdir, "ARCH=" + kbuild, "LLVM=1", "-j" + jobs]
-        + ccache_args() + list(targets), logfile=logfile or None)
+        + ccache_args() + path_args(bdir) + list(targets), logfile=logfile or None)
 
 
 def write_manifest(bdir: str, outputs: Tuple[str, ...]) -> None:
@@ -208,8 +222,8 @@ def build_kernel(variant: str) -> str:
                 if not os.path.exists(os.path.join(bdir, "source")):
                     # An imported build (vm.dist): its tree is this
                     # machine's own tarball, extracted on first use.
-                    src, sha = cache.pristine_tree()
-                    cache.patched_tree(src, sha, patches)
+                    src, _ = cache.pristine_tree()
+                    cache.variant_tree(os.path.dirname(bdir), src, patches)
                 return bdir
             log("the cached %s kernel is damaged (%s); rebuilding it"
                 % (variant, "; ".join(damaged)))
@@ -218,8 +232,8 @@ def build_kernel(variant: str) -> str:
                 if any(d.startswith(out + ":") for d in damaged) and \
                         os.path.exists(os.path.join(bdir, out)):
                     os.unlink(os.path.join(bdir, out))
-        src, sha = cache.pristine_tree()
-        src = cache.patched_tree(src, sha, patches)
+        src, _ = cache.pristine_tree()
+        src = cache.variant_tree(os.path.dirname(bdir), src, patches)
         os.makedirs(bdir, exist_ok=True)
         blog = os.path.join(bdir, "kt-build.log")
         t0, cc0 = time.time(), ccache_counts()

@@ -4,7 +4,9 @@ A variant picks its machine with `# kt-machine: NAME` in a fragment
 (default `virt`); MACHINES holds each machine's parameters, in the way
 kunit's qemu_configs/*.py hold theirs."""
 
+import dataclasses
 import os
+import random
 import re
 import selectors
 import socket
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
 from vm import proc, qemupkg
-from vm.base import KtError
+from vm.base import KtError, log
 from vm.kbuild import image, kernel_info, kt_dir
 from vm.initramfs import build_initramfs
 from vm.variant import CONFIGS, inherited_directive
@@ -29,6 +31,43 @@ END_MARK = "KT-INIT-END"
 HALTED = b"reboot: System halted"
 PANIC_RE = re.compile(r"Kernel panic - not syncing|---\[ end Kernel panic")
 BASE_CMDLINE = "console=ttyAMA0 nokaslr panic=-1 kasan_multi_shot"
+
+# Determinism.  -icount shift=0 runs the one vCPU by an instruction count:
+# guest time is 1 ns per instruction, so every timer interrupt lands on the
+# same instruction on every boot, and sleep=off lets an idle guest jump to
+# its next timer instead of waiting for the host's clock.  -seed fixes
+# QEMU's guest RNG, which fills the device tree's rng-seed: the kernel's
+# random pool (KUnit's random sizes and tags in its match_all cases).
+# Neither tag generator reads that pool: sw-tags seeds its own from the
+# cycle counter at boot (6.1 mm/kasan/sw_tags.c:43), and hw-tags' IRG is,
+# in QEMU, an LFSR that 6.1 seeds from the same counter
+# (arch/arm64/kernel/mte.c:325); under -icount both seeds are instruction
+# counts, the same on every boot.  So the seed reaches them through
+# kt_seed= on the command line, which the init hands to the lab module:
+# it advances the generator by that many draws (kasan_lab.c: seed_tags()).
+# Same kernel, initramfs, command line and seed: the same bytes.
+ICOUNT = "shift=0,sleep=off"
+DEFAULT_SEED = 1
+SEED_MAX = 2 ** 32 - 1
+
+
+def run_seed() -> int:
+    """The seed of this run: SEED= (make exports it), DEFAULT_SEED if unset.
+
+    SEED=random draws one, says which, and keeps it in the environment, so
+    that every boot of this run, and of the processes it starts, uses it."""
+    value = os.environ.get("SEED", "").strip()
+    if not value:
+        return DEFAULT_SEED
+    if value == "random":
+        n = random.SystemRandom().randint(0, SEED_MAX)
+        os.environ["SEED"] = str(n)
+        log("SEED=random drew SEED=%d; type SEED=%d to run this again" % (n, n))
+        return n
+    if not value.isdigit() or int(value) > SEED_MAX:
+        raise KtError("SEED must be a number from 0 to %d, or `random` (not %r)"
+                      % (SEED_MAX, value))
+    return int(value)
 
 
 @dataclass(frozen=True)
@@ -45,21 +84,34 @@ class QemuParams:
     # "PACKAGE/SUITE": run the binary of that Debian package, unpacked into
     # the cache (vm/qemupkg.py), instead of the installed one
     package: str = ""
+    # -icount's argument ("" runs by the host's clock: not reproducible)
+    icount: str = ICOUNT
 
     def executable(self) -> str:
         return qemupkg.binary(self.package, self.binary) if self.package else self.binary
 
     def argv(self, kernel: str, initrd: str, cmdline: str, gdb_port: Optional[int] = None,
-             interactive: bool = False) -> List[str]:
+             interactive: bool = False, seed: Optional[int] = None) -> List[str]:
+        """seed: None for no seed (and no kt_seed=); the seed is not
+        reproducible without icount."""
         cmdline = cmdline.replace("console=ttyAMA0", "console=" + self.console)
+        det: List[str] = ["-icount", self.icount] if self.icount else []
+        if seed is not None:
+            det += ["-seed", str(seed)]
+            cmdline += " kt_seed=%d" % seed
         cmd = [self.executable(), "-M", self.machine, "-cpu", self.cpu, "-m", self.mem,
-               "-nographic", "-no-reboot", *self.extra,
+               "-nographic", "-no-reboot", *self.extra, *det,
                "-kernel", kernel, "-initrd", initrd, "-append", cmdline]
         if not interactive:
             cmd += ["-monitor", "none"]
         if gdb_port:
             cmd += ["-gdb", "tcp:127.0.0.1:%d" % gdb_port, "-S"]
         return cmd
+
+    def realtime(self) -> "QemuParams":
+        """This machine by the host's clock: no -icount, no seed (for
+        measuring wall time and guest-timed figures, `make bench`)."""
+        return dataclasses.replace(self, name=self.name + "-realtime", icount="")
 
     def describe(self) -> str:
         return "-M %s -cpu %s (TCG, no KVM), %s, 1 vCPU" % (
@@ -69,8 +121,9 @@ class QemuParams:
 MACHINES: Dict[str, QemuParams] = {
     "virt": QemuParams("virt"),
     # For `make bench`: -icount shift=0 advances the guest clock by 1 ns per
-    # executed instruction, so guest-timed figures become instruction counts.
-    "virt-icount": QemuParams("virt-icount", extra=("-nic", "none", "-icount", "shift=0")),
+    # executed instruction, so guest-timed figures become instruction counts
+    # (every machine does that now; this one lets the guest sleep when idle).
+    "virt-icount": QemuParams("virt-icount", icount="shift=0"),
     # Hardware tag-based KASAN: QEMU's emulated MTE, tag storage included.
     # Debian 12's QEMU 7.2 loses the page offset in tag storage (QEMU issue
     # 1416): bookworm-backports' QEMU has the fix.  -audio none: it would
@@ -80,7 +133,7 @@ MACHINES: Dict[str, QemuParams] = {
                            package="qemu-system-arm/bookworm-backports"),
     # make bench: virt-mte with -icount (see virt-icount)
     "virt-mte-icount": QemuParams("virt-mte-icount", machine="virt,mte=on",
-                                  extra=("-nic", "none", "-audio", "none", "-icount", "shift=0"),
+                                  extra=("-nic", "none", "-audio", "none"), icount="shift=0",
                                   package="qemu-system-arm/bookworm-backports"),
     # The same machine on the installed QEMU 7.2, for the hwtags
     # investigation (MACHINE=virt-mte-qemu7.2): what issue 1416 does.
@@ -139,8 +192,11 @@ def scenario_cmdline(names: str) -> str:
 
 def qemu_cmd(bdir: str, initrd: str, cmdline: str, gdb_port: Optional[int] = None,
              interactive: bool = False, params: Optional[QemuParams] = None) -> List[str]:
-    """params: another machine than the variant's own (e.g. MACHINES["virt-icount"])."""
-    return (params or machine(bdir)).argv(image(bdir), initrd, cmdline, gdb_port, interactive)
+    """params: another machine than the variant's own (e.g. MACHINES["virt-icount"]);
+    the seed is this run's (run_seed), none for a machine without icount."""
+    p = params or machine(bdir)
+    return p.argv(image(bdir), initrd, cmdline, gdb_port, interactive,
+                  seed=run_seed() if p.icount else None)
 
 
 class Boot:
@@ -156,6 +212,13 @@ class Boot:
 
     def tail(self, n: int = 40) -> str:
         return "\n".join(self.text.splitlines()[-n:])
+
+
+def seed_of(cmd: List[str]) -> str:
+    """The seed a QEMU argv runs with, or "none (not reproducible)"."""
+    if "-seed" in cmd and "-icount" in cmd:
+        return cmd[cmd.index("-seed") + 1]
+    return "none (not reproducible)"
 
 
 def status_of(text: str) -> str:
@@ -190,6 +253,7 @@ def collect(p: "subprocess.Popen[bytes]", cmd: List[str], log_path: str, timeout
     sel.register(p.stdout, selectors.EVENT_READ)
     with open(log_path, "wb") as lf:
         lf.write(("# kt boot: %s\n" % " ".join(cmd)).encode())
+        lf.write(("# kt seed: %s\n" % seed_of(cmd)).encode())
         while True:
             left = t0 + timeout - time.time()
             if left <= 0:

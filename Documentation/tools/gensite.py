@@ -570,9 +570,7 @@ def transcripts():
                                % re.escape(d), text, re.M):
             src = os.path.join(TRANSCRIPTS, d, step + ".txt")
             if os.path.exists(src):
-                text = open(src, errors="replace").read().rstrip("\n").split("\n")
-                hdr = [ln[2:] for ln in text if ln.startswith("# ")]
-                body = [ln for ln in text if not ln.startswith("# ")]
+                hdr, body = labdata.split_transcript(open(src, errors="replace").read())
                 meta = "".join("   | %s\n" % rst_escape(h) for h in hdr)
                 snippet = (".. container:: kt-transcript\n\n   .. rubric:: Captured output\n\n"
                            "%s\n%s\n" % (meta if meta else "", indent(
@@ -695,7 +693,7 @@ def picture_anatomy():
     t = read(TRANSCRIPTS, "03-report-decoding", "serial.txt")
     if not t:
         return not_captured("a report's anatomy", "make grade N=3")
-    lines = [kreport.clean(ln) for ln in t.splitlines() if not ln.startswith("# ")]
+    lines = [kreport.clean(ln) for ln in labdata.split_transcript(t)[1]]
     start = next((i for i, ln in enumerate(lines) if "BUG: KASAN:" in ln), None)
     if start is None:
         return "The captured serial log holds no KASAN report to dissect.\n\n"

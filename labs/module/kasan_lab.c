@@ -868,8 +868,38 @@ int kasan_lab_add_scenarios(const struct lab_scenario *s, size_t n)
 }
 EXPORT_SYMBOL_GPL(kasan_lab_add_scenarios);
 
+/*
+ * The run's seed (vm/qemu.py: run_seed(); the init passes kt_seed= from the
+ * command line).  sw-tags draws from a per-CPU generator seeded with the
+ * cycle counter at boot (6.1 mm/kasan/sw_tags.c, kasan_init_sw_tags());
+ * hw-tags draws with MTE's IRG instruction, which QEMU implements as an
+ * LFSR that 6.1 seeds from the same counter (arch/arm64/kernel/mte.c,
+ * mte_cpu_setup()).  Under QEMU's -icount the counter is an instruction
+ * count, the same on every boot.  So that the seed changes the tags, take
+ * (seed mod 65536) draws before any scenario: each kmalloc() of a cache
+ * without a constructor draws one tag (6.1 mm/kasan/common.c, assign_tag()).
+ */
+static unsigned int seed;
+module_param(seed, uint, 0444);
+MODULE_PARM_DESC(seed, "advance the tag generator by seed % 65536 draws");
+
+static void seed_tags(void)
+{
+	unsigned int i, n = TAG_BASED ? seed % 65536 : 0;
+	void *q;
+
+	for (i = 0; i < n; i++) {
+		q = kmalloc(8, GFP_KERNEL);
+		if (!q)
+			break;
+		kfree(q);
+	}
+	pr_info("seed=%u tag draws=%u\n", seed, i);
+}
+
 static int __init kasan_lab_init(void)
 {
+	seed_tags();
 	lab_dir = debugfs_create_dir("kasan_lab", NULL);
 	debugfs_create_file("scenarios", 0444, lab_dir, NULL, &list_fops);
 	add_files(scenarios, ARRAY_SIZE(scenarios));

@@ -11,6 +11,7 @@
  *                  scenario in order ("list" prints the known ones)
  *   kt_exec=PROG   run /PROG (a static program in the initramfs) and wait
  *   kt_shell=1     start /bin/sh (busybox) on the console and wait for it
+ *   kt_seed=N      the run's seed, handed to kasan_lab.ko as seed=N
  *
  * It prints KT-INIT-START and KT-INIT-END markers that the host-side runner
  * (vm/kt.py) waits for, and powers the machine off.
@@ -107,7 +108,7 @@ static void cat(const char *path)
 }
 
 /* finit_module() is not wrapped by nolibc: call it directly. */
-static void load_module(const char *path)
+static void load_module(const char *path, const char *params)
 {
 	int fd = open(path, O_RDONLY, 0);
 	long ret;
@@ -115,7 +116,7 @@ static void load_module(const char *path)
 
 	if (fd < 0)
 		return;
-	ret = my_syscall3(__NR_finit_module, fd, "", 0);
+	ret = my_syscall3(__NR_finit_module, fd, params, 0);
 	close(fd);
 	i64toa_r(ret, num);
 	say("KT-MODULE ", path, ret ? " FAILED" : " loaded");
@@ -194,6 +195,7 @@ static void exec_item(const char *name)
 int main(int argc, char **argv)
 {
 	const char *arg;
+	char seed[24], lab_params[32];
 
 	mount("proc", "/proc", "proc", 0, NULL);
 	mount("sysfs", "/sys", "sysfs", 0, NULL);
@@ -202,10 +204,14 @@ int main(int argc, char **argv)
 	if (read_cmdline())
 		say("KT-ERROR cannot read /proc/cmdline", NULL, NULL);
 
-	load_module("/lib/modules/kasan_lab.ko");
+	/* "seed=N": the value of kt_seed up to the next space */
+	arg = param("kt_seed");
+	next_item(arg ? arg : "0", seed, sizeof(seed));
+	join(lab_params, sizeof(lab_params), "seed=", seed);
+	load_module("/lib/modules/kasan_lab.ko", lab_params);
 	/* They add scenarios to kasan_lab.ko: load them after it. */
-	load_module("/lib/modules/kasan_student.ko");
-	load_module("/lib/modules/kasan_mystery.ko");
+	load_module("/lib/modules/kasan_student.ko", "");
+	load_module("/lib/modules/kasan_mystery.ko", "");
 
 	arg = param("kt_cat");
 	if (arg)
