@@ -2,6 +2,7 @@
 #
 #   make            deps + kernel + lab transcripts + site (the main job)
 #   make check      every test (lint, KUnit gate, lab scenarios, gdb, labs, site)
+#   make test       the quick loop: unit tests and lint, no VM
 #
 # The logic lives in vm/, labs/, gdb-scripts/, bench/; this file only names
 # jobs.  The import root is set here, once: the checkout (packages vm, labs,
@@ -27,8 +28,8 @@ TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py \
 	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py labs/handout.py bench/table.py \
 	Documentation/tools/pictures.py Documentation/tools/provenance.py
 
-.PHONY: all deps doctor kernel boot run shell qemu-gdb gdb lab grade handout \
-	transcripts site check lint mutation bench bench-setup bench-decode fixtures clean \
+.PHONY: all deps doctor kernel boot run shell qemu-gdb gdb lab grade handout test \
+	transcripts site check lint mutation bench bench-setup bench-collisions bench-decode fixtures clean \
 	dist import
 
 all: deps kernel transcripts site
@@ -59,8 +60,14 @@ qemu-gdb:
 gdb:
 	@$(KT) gdb
 
+# make check LIST=1 names the checks; ONLY=a,b runs those, SKIP=a,b the rest.
 check:
-	@$(PY) -m tests.check
+	@$(PY) -m tests.check $(if $(LIST),--list) --only "$(ONLY)" --skip "$(SKIP)"
+
+# The quick loop, no VM: the unit tests and lint.
+test:
+	@$(PY) -m pytest -q -p no:cacheprovider tests gdb-scripts/tests
+	@$(MAKE) -s lint
 
 # flake8 and shellcheck clean, mypy on the typed leaf modules (TYPED).
 lint:
@@ -119,6 +126,11 @@ bench:
 bench-setup:
 	@$(PY) -m bench.pipeline_times
 	@$(PY) -m bench.setup_costs $(BENCH_SETUP)
+
+# How often a reused slot gets its old tag back, over seeds 1..SEEDS
+SEEDS ?= 20
+bench-collisions:
+	@$(PY) -m bench.collisions --seeds $(SEEDS)
 
 # kasan-decode vs scripts/decode_stacktrace.sh, and a 250 MiB log streamed
 bench-decode:

@@ -87,7 +87,9 @@ def expand(text, bdirs, runs, lab=""):
 
 def clean_paths(text, bdir):
     """Show kernel-tree paths relative to the tree, not this machine's cache."""
-    text = text.replace(vm.source_tree(bdir) + "/", "")
+    tree = vm.source_tree(bdir)
+    # the debug info names sources relative to the build dir (vm/kbuild.py: path_args)
+    text = text.replace(tree + "/", "").replace("../%s/" % os.path.basename(tree), "")
     text = text.replace(bdir + "/", "<build>/").replace(vm.cache_root() + "/", "<cache>/")
     return text.replace(REPO + "/", "").replace(vm.cache_root(), "<cache>").replace(REPO, ".")
 

@@ -1,0 +1,70 @@
+"""Seeds as data (vm/qemu.py), transcripts' headers (labs/lab.py), and
+make check's selection of checks (tests/check.py)."""
+import pytest
+
+import vm
+from labs.lab import split_transcript
+from tests import check
+from vm import qemu
+
+
+def test_the_default_seed_is_fixed_and_seed_takes_a_number(monkeypatch):
+    monkeypatch.delenv("SEED", raising=False)
+    assert qemu.run_seed() == qemu.DEFAULT_SEED
+    monkeypatch.setenv("SEED", "12345")
+    assert qemu.run_seed() == 12345
+
+
+@pytest.mark.parametrize("bad", ["-1", "1.5", "abc", "4294967296", "0x10"])
+def test_a_bad_seed_is_one_line(monkeypatch, bad):
+    monkeypatch.setenv("SEED", bad)
+    with pytest.raises(vm.KtError, match=r"^SEED must be a number from 0 to 4294967295"):
+        qemu.run_seed()
+
+
+def test_seed_random_draws_once_and_keeps_it(monkeypatch, capsys):
+    monkeypatch.setenv("SEED", "random")
+    n = qemu.run_seed()
+    assert 0 <= n <= qemu.SEED_MAX
+    assert qemu.run_seed() == n, "every later boot of the run uses the drawn seed"
+    assert "SEED=random drew SEED=%d" % n in capsys.readouterr().err
+
+
+def test_every_machine_is_deterministic_with_a_seed():
+    for name, m in qemu.MACHINES.items():
+        argv = m.argv("Image", "initrd", "console=ttyAMA0", seed=7)
+        assert "-icount" in argv, name
+        assert argv[argv.index("-seed") + 1] == "7", name
+        assert argv[argv.index("-append") + 1].endswith(" kt_seed=7"), name
+        assert qemu.seed_of(argv) == "7"
+
+
+def test_realtime_drops_icount_and_seed():
+    argv = qemu.MACHINES["virt"].realtime().argv("Image", "initrd", "x")
+    assert "-icount" not in argv and "-seed" not in argv
+    assert qemu.seed_of(argv).startswith("none")
+
+
+def test_a_transcript_header_is_only_its_known_keys():
+    text = ("# command: $ make boot\n# kernel: Linux 6.1\n# seed: 1 (x)\n"
+            "# kasan: pass:47 fail:0 skip:8 total:55\nok 1 kasan\n")
+    hdr, body = split_transcript(text)
+    assert hdr == ["command: $ make boot", "kernel: Linux 6.1", "seed: 1 (x)"]
+    assert body == ["# kasan: pass:47 fail:0 skip:8 total:55", "ok 1 kasan"]
+
+
+def test_check_selection():
+    names = [n for n, _ in check.selected("", "", handout=False)]
+    assert names == [n for n, _ in check.CHECKS]
+    assert [n for n, _ in check.selected("lint,pytest", "", handout=False)] == ["pytest", "lint"]
+    assert "site" not in [n for n, _ in check.selected("", "site", handout=False)]
+    with pytest.raises(vm.KtError, match="no check named nope"):
+        check.selected("nope", "", handout=False)
+    assert [n for n, _ in check.selected("", "", handout=True)] == \
+        ["pytest", "lint", "checkpatch", "grade-student"]
+
+
+def test_first_difference_names_the_line():
+    assert check.first_difference("a\nb\n", "a\nb\n") == ""
+    assert check.first_difference("a\nb", "a\nc").startswith("line 2 of 2/2: 'b' / 'c'")
+    assert check.first_difference("a", "a\nb").startswith("line 2 of 1/2")
