@@ -135,7 +135,7 @@ def run_step(lab, step, runs, variant=None, transcript=True):
         run.paths = [serial]
         with open(serial, "w") as f:
             f.write(run.host)
-        shown = ["$ " + " ".join(shlex.quote(clean_paths(a, bdir)) for a in argv)]
+        shown = ["$ make lab N=%s STEP=%s" % (lab[:2].lstrip("0"), step["name"])]
         body = run.host
     else:
         params = vm.MACHINES[step["machine"]] if "machine" in step else None
@@ -332,6 +332,12 @@ def grade(selected, only_steps=None, out=None):
 def interactive(folder, step_name):
     """`make lab N=.. [STEP=..]`: QEMU halted in the background, gdb here."""
     lab = labdata.load_lab(folder)
+    host = next((s for s in lab.steps if s["name"] == step_name and "host" in s), None)
+    if host:
+        # A host step: run its command, as `make grade` does, and show it.
+        run = run_step(folder, host, {}, transcript=False)
+        print(run.host, end="")
+        return 0 if run.status == "ok" else 1
     steps = [s for s in lab.steps if "gdb" in s]
     if not steps:
         raise vm.KtError("lab %s has no gdb step to run interactively (its steps: %s); "

@@ -121,6 +121,11 @@ def check_variant(variant, mode):
         diff = first_difference(b.text, again.text if isinstance(again, vm.Boot) else str(again))
         record("reproducible: the %s boot (KUnit suite, every scenario) twice, the same "
                "serial log byte for byte" % variant, not diff, diff, secs)
+    if vm.run_seed() == vm.DEFAULT_SEED:
+        # Chance as data: with the default seed the run is known, tags
+        # included, and no case misses by a tag collision; another seed may
+        # meet one, which the gate then reports as a chance miss.
+        exp = dict(exp, chance_misses=[])
     ok, lines = ktap.judge(ktap.parse(b.text), exp)
     record("KUnit %s: %s" % (variant, lines[0]), ok, "", 0, lines[1:])
     if not b.ok or mode is None:

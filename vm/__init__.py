@@ -24,8 +24,8 @@ from vm.initramfs import build_initramfs, build_module
 from vm.kbuild import (build_dir, build_kernel, build_key, kernel_info, kernel_release,
                        image, module_dir, source_tree, vmlinux)
 from vm.proc import descendants, gone, install_signal_handlers, interactive, wait_for
-from vm.qemu import (BASE_CMDLINE, END_MARK, START_MARK, MACHINES, Boot, QemuParams, boot, free_port,
-                     machine_of_variant, qemu_version, run_seed, scenario_cmdline)
+from vm.qemu import (BASE_CMDLINE, DEFAULT_SEED, END_MARK, START_MARK, MACHINES, Boot, QemuParams,
+                     boot, free_port, machine_of_variant, qemu_version, run_seed, scenario_cmdline)
 from vm.variant import DEFAULT_VARIANT, resolve_variant, variants
 
 __all__ = [
@@ -33,7 +33,8 @@ __all__ = [
     "halted_vm", "build_initramfs", "build_module", "build_dir", "build_kernel",
     "build_key", "image", "kernel_info", "kernel_release", "module_dir", "source_tree", "vmlinux",
     "descendants", "gone", "install_signal_handlers", "interactive", "wait_for",
-    "BASE_CMDLINE", "END_MARK", "START_MARK", "MACHINES", "Boot", "QemuParams", "boot", "free_port",
+    "BASE_CMDLINE", "DEFAULT_SEED", "END_MARK", "START_MARK", "MACHINES", "Boot", "QemuParams",
+    "boot", "free_port",
     "machine_of_variant", "qemu_version", "run_seed", "scenario_cmdline", "DEFAULT_VARIANT", "resolve_variant",
     "variants",
 ]

@@ -20,7 +20,7 @@ import re
 import tomllib
 
 from bench import table
-from Documentation.tools import lineage, patchlib, pictures
+from Documentation.tools import credit, lineage, patchlib, pictures
 from Documentation.tools import provenance as prov
 from kasan import report as kreport
 from labs import exercises
@@ -436,10 +436,12 @@ def page_lineage_hwtags(rows, ver):
                "pointers and reports but not its shadow or compiler checks. Each line below "
                "is built for it as for sw-tags:\n\n" % ver)
     out.append(".. list-table::\n   :header-rows: 1\n\n   * - v9 patch\n     - what\n"
-               "     - in %s\n" % ver)
+               "     - the patch's own text\n     - in %s\n" % ver)
     for r in rows:
-        out.append("   * - :ref:`%02d <patch-%02d>`\n     - %s\n     - :src:`%s`\n" % (
-            r["patch"], r["patch"], r["what"], r["src"]))
+        own = (":v9:`%s`" % r["v9"]) if r.get("v9") else \
+            "cover letter: \"%s\"" % rst_escape(r["cover"].lstrip("-0123456789. "))
+        out.append("   * - :ref:`%02d <patch-%02d>`\n     - %s\n     - %s\n     - :src:`%s`\n"
+                   % (r["patch"], r["patch"], r["what"], own, r["src"]))
     return "".join(out) + "\n"
 
 
@@ -823,6 +825,14 @@ def main():
     seeds = [(r, patchlib.Patch(open(os.path.join(V9, r["file"])).read()))
              for r in series if r["file"]]
     rec = provenance_record(series, seeds)
+    bad = credit.problems({r["num"]: open(os.path.join(V9, r["file"])).read() for r, _ in seeds},
+                          lineage_data(), missing)
+    if bad:
+        raise SystemExit("gensite: which patch did what (Documentation/tools/credit.py): "
+                         + "; ".join(bad))
+    for row in lineage_data().get("hwtags", []):
+        if row.get("cover"):
+            cover_items(cover, [row["cover"]], "patches/v9/lineage.toml [[hwtags]]")
     for r, p in seeds:
         write("series/%02d.rst" % r["num"], page_seed(r, p, labs.get(r["num"], []), rec))
     for r in series:

@@ -14,8 +14,12 @@ def check_count(run):
     if not d or not k:
         tail = run.host[-300:]  # mutation: equivalent (message length)
         return [("counted checks in both modules", False, tail)]
+    size = dict((name, int(mib)) for name, mib in re.findall(
+        r"^(\S+): .*; Image (\d+) MiB", run.host, re.M))
     return [("default kernel: outlined calls, no brk", d[0] > 0 and d[1] == 0, str(d)),
-            ("swtags-brk: inline brk, no calls", k[0] == 0 and k[1] > 0, str(k))]
+            ("swtags-brk: inline brk, no calls", k[0] == 0 and k[1] > 0, str(k)),
+            ("inlining every check makes the Image larger",
+             size.get("swtags-brk", 0) > size.get("swtags", 1 << 30) > 0, str(size))]
 
 
 def _report(run):
