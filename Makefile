@@ -28,7 +28,7 @@ TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py \
 	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py labs/handout.py bench/table.py \
 	Documentation/tools/pictures.py Documentation/tools/provenance.py
 
-.PHONY: all deps doctor kernel boot run shell qemu-gdb gdb lab grade handout test \
+.PHONY: all deps doctor kernel boot run shell qemu-gdb gdb lab grade handout test decode \
 	transcripts site check lint mutation bench bench-setup bench-collisions bench-decode fixtures clean \
 	dist import
 
@@ -126,6 +126,11 @@ bench:
 bench-setup:
 	@$(PY) -m bench.pipeline_times
 	@$(PY) -m bench.setup_costs $(BENCH_SETUP)
+
+# kasan-decode on a serial log, with the vmlinux of VARIANT (make decode LOG=file)
+decode:
+	@$(if $(LOG),,echo "kasan-tags: error: make decode needs LOG=<serial log>"; exit 2)
+	@gdb-scripts/kasan-decode --vmlinux "$$($(KT) builddir)/vmlinux" "$(LOG)"
 
 # How often a reused slot gets its old tag back, over seeds 1..SEEDS
 SEEDS ?= 20
