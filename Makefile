@@ -28,7 +28,8 @@ TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py \
 	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py labs/handout.py bench/table.py \
 	Documentation/tools/pictures.py Documentation/tools/provenance.py
 
-.PHONY: all deps doctor kernel boot run shell qemu-gdb gdb lab grade handout test decode \
+.PHONY: all deps doctor kernel boot run shell qemu-gdb gdb record replay lab grade handout test decode \
+	submit grade-class \
 	transcripts site check lint mutation bench bench-setup bench-collisions bench-decode fixtures clean \
 	dist import
 
@@ -59,6 +60,14 @@ qemu-gdb:
 
 gdb:
 	@$(KT) gdb
+
+# Record a run, then replay it halted for `make gdb`, which can then run it
+# backwards (vm/record.py; lab 7).  The same SCENARIO=, CMDLINE=, SEED= for both.
+record:
+	@$(KT) record --run "$(SCENARIO)" --cmdline "kunit.enable=0 $(CMDLINE)"
+
+replay:
+	@$(KT) replay --run "$(SCENARIO)" --cmdline "kunit.enable=0 $(CMDLINE)"
 
 # make check LIST=1 names the checks; ONLY=a,b runs those, SKIP=a,b the rest.
 check:
@@ -104,6 +113,16 @@ grade:
 handout:
 	@$(if $(DEST),,echo "kasan-tags: error: make handout needs DEST=<directory>"; exit 2)
 	@$(PY) -m labs.handout $(if $(FORCE),--force) $(DEST)
+
+# A class: the student's archive; the teacher grades every archive (or
+# student tree) of CLASS in fresh handouts of this checkout (labs/classroom.py).
+submit:
+	@$(PY) -m labs.classroom submit
+
+grade-class:
+	@$(if $(CLASS),,echo "kasan-tags: error: make grade-class needs CLASS=<dir of submissions> OUT=<dir>"; exit 2)
+	@$(if $(OUT),,echo "kasan-tags: error: make grade-class needs OUT=<dir for the results>"; exit 2)
+	@$(PY) -m labs.classroom grade-class "$(CLASS)" "$(OUT)" $(if $(N),-n $(N))
 
 # The captured outputs the lab pages include are the grading runs' outputs.
 transcripts:

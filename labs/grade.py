@@ -119,7 +119,8 @@ def run_step(lab, step, runs, variant=None, transcript=True):
         gfile = os.path.join(out, step["name"] + ".gdb")
         with open(gfile, "w") as f:
             f.write(expand(open(src).read(), bdirs, runs, lab))
-        b, g = vm.boot_gdb(bdir, gfile, cmdline, timeout, serial)
+        initrd, rr = replay_of(step, variant, cmdline)
+        b, g = vm.boot_gdb(bdir, gfile, cmdline, timeout, serial, initrd=initrd, rr=rr)
         run.serial, run.gdb, run.status = b.text, g, b.status
         run.paths = [serial, os.path.splitext(serial)[0] + ".gdb.txt"]
         shown = ["$ make lab N=%s STEP=%s SEED=%d   then (gdb) source labs/%s/%s" % (
@@ -148,6 +149,19 @@ def run_step(lab, step, runs, variant=None, transcript=True):
     if transcript:
         save_transcript(lab, step, shown, variant, bdir, shown_part(step, body, bdir))
     return run
+
+
+def replay_of(step, variant, cmdline):
+    """(initramfs, rr) of a `replay` step: the run recorded now (a run is a
+    function of its inputs, so a recording of them is reused), else (None, None)."""
+    if not step.get("replay"):
+        return None, None
+    try:
+        rdir, _, initrd = vm.find_recording(variant, cmdline)
+    except vm.KtError:
+        rdir, _ = vm.record_run(variant, cmdline, step.get("timeout", 240))
+        initrd = os.path.join(rdir, "initramfs.cpio")
+    return initrd, ("replay", rdir)
 
 
 def shown_part(step, output, bdir):
@@ -349,7 +363,9 @@ def interactive(folder, step_name):
             folder, step_name, ", ".join(s["name"] for s in steps)))
     bdir = vm.build_kernel(step.get("variant", "swtags"))
     serial = os.path.join(GRADE, folder, step["name"] + ".interactive.log")
-    with vm.halted_vm(bdir, step.get("cmdline", "kunit.enable=0"), serial=serial) as h:
+    cmdline = step.get("cmdline", "kunit.enable=0")
+    initrd, rr = replay_of(step, step.get("variant", "swtags"), cmdline)
+    with vm.halted_vm(bdir, cmdline, serial=serial, initrd=initrd, rr=rr) as h:
         gfile = lab.path(step["gdb"])
         hint = "%s, step %s. The kernel is halted at its first instruction." % (
             lab.title, step["name"])

@@ -26,6 +26,7 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 import vm
+from vm.initramfs import shipped_module
 
 REPO = vm.REPO
 START = re.compile(r"^(?P<indent>\s*)(?:#|//|/\*)\s*TODO (?P<id>\d+\.\d+): (?P<text>.*?)(?:\s*\*/)?\s*$")
@@ -109,7 +110,35 @@ def tree_files() -> List[str]:
 
 def student_text(rel: str, text: str) -> str:
     text = strip(text, rel)
+    if rel == "README.md":
+        return student_readme(text)
     return strip_teacher(text) if rel.endswith(".rst") else text
+
+
+# The README's teacher part, replaced in a handout by STUDENT_README.
+TEACHER_SECTION = re.compile(r"^## For teachers\n.*?(?=^## )", re.M | re.S)
+STUDENT_README = """## For students
+
+This is your copy of the labs: start at the site's *Start here* page
+(`make site`, then `build/site/Documentation/start.html`; the same text is
+`Documentation/start.rst`). It says what each lab is for, how long it
+takes and how hard each exercise is. Your work goes in the files each
+exercise names and in `answers.md` (the labs' Questions):
+
+```sh
+make grade N=1      # lab 1's checks and your exercises, GOOD or BAD with why
+make submit         # build/submission.tar.gz, the archive you hand in
+```
+
+"""
+
+
+def student_readme(text: str) -> str:
+    """The README without its part for teachers, with one for students."""
+    out, n = TEACHER_SECTION.subn(STUDENT_README, text)
+    if n != 1:
+        raise vm.KtError("README.md: no '## For teachers' section to replace in the handout")
+    return out
 
 
 def ship_mystery(dest: str) -> str:
@@ -120,7 +149,7 @@ def ship_mystery(dest: str) -> str:
     ko = os.path.join(vm.module_dir(bdir), "kasan_mystery.ko")
     if not os.path.exists(ko):
         raise vm.KtError("no %s after the module build" % ko)
-    out = os.path.join(dest, "labs", "module", "shipped", os.path.basename(bdir))
+    out = os.path.dirname(os.path.join(dest, os.path.relpath(shipped_module(bdir), REPO)))
     os.makedirs(out, exist_ok=True)
     shutil.copy(ko, out)
     return os.path.join(out, "kasan_mystery.ko")

@@ -26,14 +26,19 @@ from vm import DEFAULT_VARIANT, MACHINES, KtError, variants
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LAB_KEYS = {"title": str, "patches": list, "sources": list, "step": list, "exercise": list}
+LAB_KEYS = {"title": str, "patches": list, "sources": list, "step": list, "exercise": list,
+            "hours": float,         # the student's time for the lab, all of it (start page)
+            "objectives": list}     # what the student can do after it (start page)
 EXERCISE_KEYS: Dict[str, Any] = {
     "id": str,              # "LAB.N", e.g. "1.2": the TODO marker of its solution regions
     "title": str,           # one line: what the student does
     "step": str,            # the step whose run grades it (run before, as every step)
     "check": str,           # ex_<check>(run, runs[, exercise]) of check.py: [(name, ok, why)]
     "files": list,          # the files the student edits (relative to the checkout)
+    "difficulty": str,      # easy, moderate or hard (the start page; 6.S081's scale)
+    "minutes": int,         # about how long it takes a student
 }
+DIFFICULTIES = ("easy", "moderate", "hard")
 STEP_KEYS: Dict[str, Any] = {
     "name": str,            # unique in the lab; the transcript is build/transcripts/LAB/NAME.txt
     "variant": str,         # kernel to boot (vm/configs/VARIANT.config); default swtags
@@ -49,6 +54,7 @@ STEP_KEYS: Dict[str, Any] = {
     "control": str,         # lab 5: the same boot on this variant must NOT pass the check
     "machine": str,         # another QEMU machine than the variant's (vm/qemu.py MACHINES)
     "may_die": bool,        # a predicted crash is an outcome, not a failed boot
+    "replay": bool,         # a gdb step on a replay (vm/record.py): gdb can run it backwards
     "ok_exit": list,        # host step: exit codes that count as success (default [0])
     # lab 5's expectations, read by its check function
     "gdb_expect": list, "serial_expect": list, "serial_absent": list,
@@ -175,7 +181,7 @@ def validate(folder: str, spec: Dict[str, Any], module: ModuleType, root: str) -
     """Every schema error of one lab, each naming the file and the step."""
     toml = os.path.join("labs", folder, "steps.toml")
     errs = _type_errors(toml, spec, LAB_KEYS)
-    for k in ("title", "step"):
+    for k in ("title", "step", "hours", "objectives"):
         if k not in spec:
             errs.append("%s: missing %r" % (toml, k))
     names: List[str] = []
@@ -245,6 +251,8 @@ def exercise_errors(toml: str, folder: str, spec: Dict[str, Any], module: Module
         if not re.fullmatch(r"%d\.\d+" % int(folder[:2]), ex["id"]) or ex["id"] in ids:
             errs.append("%s: id must be %d.N and unique in the lab" % (where, int(folder[:2])))
         ids.append(ex["id"])
+        if ex["difficulty"] not in DIFFICULTIES:
+            errs.append("%s: difficulty must be one of %s" % (where, ", ".join(DIFFICULTIES)))
         if ex["step"] not in steps:
             errs.append("%s: step %r is not a step of this lab" % (where, ex["step"]))
         fn = "ex_" + ex["check"].replace("-", "_")

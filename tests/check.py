@@ -714,6 +714,50 @@ def check_handout(n_exercises):
            and ex["total"] == n_exercises, "%d/%d done" % (ex["done"], ex["total"]))
 
 
+def check_grade_class():
+    """make grade-class on two student trees: one untouched, one with
+    exercise 1.3 solved and its lab's check.py tampered to pass everything.
+    The class grading must say 0 and 1 exercises, ignore the tampering and
+    write the summary.  A generator: it runs beside the other checks."""
+    from labs import handout
+    from vm import proc
+    top = os.path.join(OUT, "class")
+    shutil.rmtree(top, ignore_errors=True)
+    trees = os.path.join(top, "trees")
+    t0 = time.time()
+    for name in ("ann", "bob"):
+        handout.make_handout(os.path.join(trees, name))
+    bob = os.path.join(trees, "bob")
+    rel = "labs/01-tag-assignment/student/tagstop.gdb"
+    shutil.copy(os.path.join(REPO, rel), os.path.join(bob, rel))
+    with open(os.path.join(bob, "labs/01-tag-assignment/check.py"), "a") as f:
+        f.write("\n\ndef ex_tag_helpers(run, runs):\n    return [('tampered', True, '')]\n")
+    results = os.path.join(top, "results")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    log = os.path.join(top, "grade-class.out")
+    with open(log, "w") as f:
+        child = proc.spawn(["make", "-s", "-C", REPO, "grade-class", "CLASS=" + trees,
+                            "OUT=" + results, "N=1"], env=env, stdout=f, stderr=subprocess.STDOUT)
+    yield
+    child.wait()
+    proc.forget(child)
+    done = {}
+    for name in ("ann", "bob"):
+        try:
+            with open(os.path.join(results, name + ".json")) as f:
+                done[name] = json.load(f)["exercises"]["done"]
+        except (OSError, ValueError, KeyError):
+            done[name] = None
+    tail = open(log, errors="replace").read().strip().splitlines()
+    record("grade-class: an untouched tree 0 exercises, a tree with 1.3 solved and a "
+           "tampered check.py 1 (make grade-class CLASS=... N=1)",
+           child.returncode == 0 and done == {"ann": 0, "bob": 1}, "exercises done %s" % done,
+           time.time() - t0, [] if done == {"ann": 0, "bob": 1} else tail[-8:])
+    record("grade-class: the summary (summary.csv, summary.html)",
+           all(os.path.exists(os.path.join(results, f))
+               for f in ("summary.csv", "summary.html")), results)
+
+
 # Every check of `make check`, by name, in the order they run: `make check
 # LIST=1` prints them, ONLY=a,b runs those, SKIP=a,b all but those.  A
 # check that reads another's output (decode reads variant-swtags' log,
@@ -724,6 +768,7 @@ CHECKS = [
     ("checkpatch", check_checkpatch),
     # started here, collected last: it runs beside everything below
     ("handout", lambda: check_handout(n_exercises())),
+    ("grade-class", lambda: check_grade_class()),
     ("variant-swtags", lambda: check_variant("swtags", "sw_tags")),
     ("variant-generic", lambda: check_variant("generic", "generic")),
     ("variant-none", lambda: check_variant("none", None)),

@@ -70,6 +70,15 @@ ALTER = [
      r"\1f0*128@0 f3*4@800 f0*124@840"),
     ("06", "qemu10", "serial", r"f3\*4@800", "f3*5@800"),
     ("06", "qemu10", "serial", r"kt-tags after one stg", "kt-tags after two stg"),
+    # lab 7: kasan-history naming the wrong function, value, order or return
+    ("07", "uaf", "gdb", r"kfree <- lab_uaf", "kmalloc <- lab_uaf"),
+    ("07", "uaf", "gdb", r"^(write 1: )fe", r"\g<1>00"),
+    ("07", "uaf", "gdb", r"^back at instruction (\d+)", r"back at instruction 1\1"),
+    ("07", "uaf", "gdb", r"^stopped: write", "stopped after"),
+    ("07", "realloc", "gdb", r"^(write 2: )fe  free      ", r"\g<1>fe  allocation"),
+    ("07", "realloc", "gdb", r"<- lab_uaf_realloc$", "<- lab_other"),
+    ("07", "redzone", "gdb", r"^(write 1: [0-9a-f]{2}\s+)[\w-]+", r"\1other"),
+    ("07", "redzone", "gdb", r"^stopped.*$", ""),
 ]
 
 
@@ -395,9 +404,14 @@ def test_lab1_memory_tag_line_with_a_description():
 def test_lab2_count_edges():
     def count(text):
         return named(grade("02-brk-dispatch", "count", {"serial": text, "gdb": ""}))
-    ok = count("swtags: 1 calls to __hwasan_check_*, 0 brk #0x9xx\n"
-               "swtags-brk: 0 calls to __hwasan_check_*, 1 brk #0x9xx\n")
+    ok = count("swtags: 1 calls to __hwasan_check_*, 0 brk #0x9xx; Image 5 MiB, vmlinux 44 MiB\n"
+               "swtags-brk: 0 calls to __hwasan_check_*, 1 brk #0x9xx; Image 11 MiB, "
+               "vmlinux 55 MiB\n")
     assert all(ok.values()), ok
+    same = count("swtags: 1 calls to __hwasan_check_*, 0 brk #0x9xx; Image 5 MiB, vmlinux 44 MiB\n"
+                 "swtags-brk: 0 calls to __hwasan_check_*, 1 brk #0x9xx; Image 5 MiB, "
+                 "vmlinux 55 MiB\n")
+    assert same["inlining every check makes the Image larger"] is False
     assert count("swtags: 1 calls to __hwasan_check_*, 0 brk #0x9xx\n") == {
         "counted checks in both modules": False}
     bad = count("swtags: 0 calls to __hwasan_check_*, 1 brk #0x9xx\n"

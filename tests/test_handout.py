@@ -89,3 +89,13 @@ def test_exercise_schema_errors(tmp_path):
     toml.write_text(toml.read_text().replace('step = "ex-helpers"', 'step = "ex-nope"', 1))
     with pytest.raises(vm.KtError, match=r"exercise 1.1: step 'ex-nope' is not a step"):
         lab.load_lab("01-tag-assignment", str(tmp_path))
+
+
+def test_the_handout_readme_is_for_students():
+    from labs import handout as h
+    text = open(os.path.join(vm.REPO, "README.md")).read()
+    out = h.student_readme(text)
+    assert "## For teachers" not in out and "A classroom of machines" not in out
+    assert "## For students" in out and "make submit" in out
+    with pytest.raises(vm.KtError, match="For teachers"):
+        h.student_readme("# x\n## Layout\n")

@@ -13,7 +13,7 @@ LABS = os.path.join(vm.REPO, "labs")
 
 def test_every_lab_loads():
     labs = lab.load_all()
-    assert [x.number for x in labs] == [1, 2, 3, 4, 5, 6]
+    assert [x.number for x in labs] == [1, 2, 3, 4, 5, 6, 7]
     for x in labs:
         for step in x.steps:
             assert step.get("checks", True) is False or callable(
@@ -133,7 +133,7 @@ def test_folders_need_a_number_and_steps(tmp_path):
 
 def spec_errors(steps, module=None, **top):
     mod = module or type(os)("m")
-    spec = dict({"title": "t", "step": steps}, **top)
+    spec = dict({"title": "t", "step": steps, "hours": 1.0, "objectives": ["o"]}, **top)
     return lab.validate("01-tag-assignment", spec, mod, LABS)
 
 
@@ -170,7 +170,8 @@ def test_checks_false_excludes_check_and_control():
 
 def test_lab_keys():
     errs = lab.validate("01-x", {"titel": "t"}, type(os)("m"), LABS)
-    assert "labs/01-x/steps.toml: unknown key 'titel' (known: exercise, patches, sources, step, title)" \
+    assert "labs/01-x/steps.toml: unknown key 'titel' (known: exercise, hours, objectives, " \
+        "patches, sources, step, title)" \
         in errs
     assert "labs/01-x/steps.toml: missing 'title'" in errs
     assert "labs/01-x/steps.toml: missing 'step'" in errs

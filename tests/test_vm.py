@@ -111,3 +111,35 @@ def test_a_halted_guest_ends_its_boot(tmp_path, split):
 def test_a_guest_that_never_halts_times_out(tmp_path):
     p = proc.spawn(["sh", "-c", "echo reboot: System; sleep 60"], stdout=subprocess.PIPE)
     assert qemu.collect(p, ["fake"], str(tmp_path / "boot.log"), timeout=1).status == "timeout"
+
+
+def test_a_variant_tree_is_the_pristine_tree_with_its_patches(tmp_path):
+    """vm.cache.variant_tree: a hard-link copy beside the build's objects,
+    patched; the pristine file is untouched, and a changed patch makes the
+    tree again (as it changes the kernel's key: test_key_follows_patches)."""
+    src = tmp_path / "src" / "linux-source-6.1"
+    src.mkdir(parents=True)
+    (src / "a.c").write_text("one\n")
+    (src / "b.c").write_text("same\n")
+    patch = tmp_path / "p.patch"
+    patch.write_text("--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-one\n+two\n")
+    top = tmp_path / "build" / "v-key"
+    dst = cache.variant_tree(str(top), str(src), [str(patch)])
+    assert dst == str(top / "linux-source-6.1")
+    assert (top / "linux-source-6.1" / "a.c").read_text() == "two\n"
+    assert (src / "a.c").read_text() == "one\n", "the pristine tree is never written"
+    assert os.stat(src / "b.c").st_ino == os.stat(top / "linux-source-6.1" / "b.c").st_ino
+    patch.write_text("--- a/a.c\n+++ b/a.c\n@@ -1 +1 @@\n-one\n+three\n")
+    cache.variant_tree(str(top), str(src), [str(patch)])
+    assert (top / "linux-source-6.1" / "a.c").read_text() == "three\n"
+
+
+def test_key_follows_patches(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache, "tarball_sha", lambda p: "0" * 64)
+    monkeypatch.setattr(cache, "tarball", lambda: "/usr/src/linux-source-6.1.tar.xz")
+    k1 = kbuild.build_key("exp-no-tbi")
+    patches = variant.resolve_variant("exp-no-tbi")[1]
+    text = open(patches[0]).read()
+    monkeypatch.setattr(kbuild, "open", lambda p, *a, **k: __import__("io").StringIO(
+        text + "\n" if p == patches[0] else open(p).read()), raising=False)
+    assert kbuild.build_key("exp-no-tbi") != k1

@@ -6,13 +6,14 @@ Everything else asks it, through the names below and nothing else:
     bdir = vm.build_kernel("swtags")            build (or reuse), the build dir
     b = vm.boot(bdir, "kt_run=uaf", 300, log)   one boot: b.ok, b.status, b.text
     b, gdb_out = vm.boot_gdb(bdir, "x.gdb", cmdline, 300, log)
+    rdir, b = vm.record_run("swtags", cmdline)  a recording; vm.find_recording() finds it
     with vm.halted_vm(bdir, cmdline, serial=log) as h: ... h.gdb_argv() ...
     vm.module_dir(bdir), vm.vmlinux(bdir)       files inside a build dir
 
 Modules: base (errors, hashing, locks), cache (tarball, trees), variant
 (vm/configs as data), kbuild (keys, builds), initramfs (guest side), proc
 (process supervision), qemu (machines as data, boots), gdb (halted VMs,
-batch sessions), cli (`python3 -m vm`), ktap and metrics (serial-log
+batch sessions), record (record and replay), cli (`python3 -m vm`), ktap and metrics (serial-log
 parsers).  Importing the package installs no signal handler: entry points
 call vm.install_signal_handlers().
 """
@@ -26,6 +27,7 @@ from vm.kbuild import (build_dir, build_kernel, build_key, kernel_info, kernel_r
 from vm.proc import descendants, gone, install_signal_handlers, interactive, wait_for
 from vm.qemu import (BASE_CMDLINE, DEFAULT_SEED, END_MARK, START_MARK, MACHINES, Boot, QemuParams,
                      boot, free_port, machine_of_variant, qemu_version, run_seed, scenario_cmdline)
+from vm.record import find as find_recording, record as record_run
 from vm.variant import DEFAULT_VARIANT, resolve_variant, variants
 
 __all__ = [
@@ -35,6 +37,7 @@ __all__ = [
     "descendants", "gone", "install_signal_handlers", "interactive", "wait_for",
     "BASE_CMDLINE", "DEFAULT_SEED", "END_MARK", "START_MARK", "MACHINES", "Boot", "QemuParams",
     "boot", "free_port",
-    "machine_of_variant", "qemu_version", "run_seed", "scenario_cmdline", "DEFAULT_VARIANT", "resolve_variant",
+    "machine_of_variant", "qemu_version", "run_seed", "find_recording", "record_run",
+    "scenario_cmdline", "DEFAULT_VARIANT", "resolve_variant",
     "variants",
 ]

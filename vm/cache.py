@@ -20,6 +20,7 @@ from vm.base import REPO, KtError, Lock, log, run, sha256_file
 TOOLS = {
     "clang": "clang", "ld.lld": "lld", "llvm-objdump": "llvm",
     "qemu-system-aarch64": "qemu-system-arm", "gdb-multiarch": "gdb-multiarch",
+    "qemu-img": "qemu-utils",
     "bc": "bc", "bison": "bison", "flex": "flex", "cpio": "cpio",
     "rsync": "rsync", "xz": "xz-utils", "make": "make", "perl": "perl",
     "setpriv": "util-linux",

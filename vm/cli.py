@@ -13,7 +13,7 @@ import subprocess
 import sys
 from typing import List, Optional
 
-from vm import dist, proc
+from vm import dist, proc, record
 from vm.base import KtError
 from vm.cache import cache_root, missing_tools, tarball
 from vm.gdb import gdb_cmd, halted_vm, port_file, write_port_file
@@ -142,6 +142,43 @@ def cmd_boot(a: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_record(a: argparse.Namespace) -> int:
+    """make record: one run kept as QEMU's record/replay log."""
+    if a.run:
+        check_scenarios(a.run)
+    cmdline = " ".join(x for x in (a.cmdline, scenario_cmdline(a.run)) if x)
+    rdir, b = record.record(a.variant, cmdline, a.timeout, echo=not a.quiet)
+    print("kt: recorded in %.1f s: %s\nkt: replay it halted for gdb with `make replay%s` "
+          "(the same SCENARIO=, CMDLINE=, SEED=)"
+          % (b.seconds, record.describe(rdir), _variant_arg(a.variant)), file=sys.stderr)
+    return 0
+
+
+def cmd_replay(a: argparse.Namespace) -> int:
+    """make replay: the recording of this run, halted under a gdb stub."""
+    cmdline = " ".join(x for x in (a.cmdline, scenario_cmdline(a.run)) if x)
+    extra = " ".join(a.cmdline.replace("kunit.enable=0", "").split())
+    how = " ".join(x for x in (_variant_arg(a.variant).strip(),
+                               "SCENARIO=" + a.run if a.run else "",
+                               "CMDLINE='%s'" % extra if extra else "",
+                               "SEED=" + os.environ["SEED"] if os.environ.get("SEED") else "")
+                   if x)
+    rdir, bdir, initrd = record.find(a.variant, cmdline, how)
+    with halted_vm(bdir, cmdline, terminal=True, initrd=initrd, rr=("replay", rdir)) as vm:
+        write_port_file(a.variant, vm)
+        print("kt: replaying %s\nkt: QEMU halted, gdb stub on 127.0.0.1:%d; in another "
+              "terminal: make gdb%s   (reverse-continue, reverse-stepi and kasan-history "
+              "work there; quit QEMU: Ctrl-A X)" % (record.describe(rdir), vm.port,
+                                                    _variant_arg(a.variant)), flush=True)
+        try:
+            return vm.wait()
+        finally:
+            try:
+                os.unlink(port_file(a.variant))
+            except OSError:
+                pass
+
+
 def cmd_gdb(a: argparse.Namespace) -> int:
     try:
         with open(port_file(a.variant)) as f:
@@ -188,6 +225,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--shell", action="store_true", help="interactive busybox shell")
     p.add_argument("--cmd", help="with --shell: run these shell lines and power off "
                    "(piped stdin does the same)")
+    for name, fn, what in (("record", cmd_record, "record a run (QEMU record/replay)"),
+                           ("replay", cmd_replay, "replay a recording, halted for gdb")):
+        p = add(name, fn, what)
+        p.add_argument("--cmdline", default="")
+        p.add_argument("--run", default="", help="lab scenarios to run, a,b,c")
+        p.add_argument("--timeout", type=int, default=300)
+        p.add_argument("--quiet", action="store_true")
     p = add("gdb", cmd_gdb, "attach gdb-multiarch to `boot --gdb`")
     p.add_argument("--batch")
     p.add_argument("-x", action="append")

@@ -73,23 +73,24 @@ class HaltedVM:
 @contextmanager
 def halted_vm(bdir: str, cmdline: str = "", serial: Optional[str] = None,
               pipe: bool = False, terminal: bool = False, initrd: Optional[str] = None,
-              stub_wait: float = 20) -> Iterator[HaltedVM]:
+              stub_wait: float = 20, rr: Optional[Tuple[str, str]] = None) -> Iterator[HaltedVM]:
     """QEMU halted with a gdb stub on a free port; killed when the block ends.
 
     terminal: console and QEMU's monitor on this terminal (make qemu-gdb);
     pipe: console on a pipe, read with .collect() (batch graders);
-    otherwise: console written to `serial` (make lab)."""
+    otherwise: console written to `serial` (make lab).  rr: a replay
+    (vm/record.py), which gdb can run backwards."""
     port = free_port()
     initrd = initrd or build_initramfs(bdir)
     if terminal:
-        argv = qemu_cmd(bdir, initrd, full_cmdline(cmdline), port, interactive=True)
+        argv = qemu_cmd(bdir, initrd, full_cmdline(cmdline), port, interactive=True, rr=rr)
         q = proc.foreground(argv)
     elif pipe:
-        q, argv = start(bdir, cmdline, initrd, port)
+        q, argv = start(bdir, cmdline, initrd, port, rr=rr)
     else:
         assert serial
         os.makedirs(os.path.dirname(serial), exist_ok=True)
-        argv = qemu_cmd(bdir, initrd, full_cmdline(cmdline), port)
+        argv = qemu_cmd(bdir, initrd, full_cmdline(cmdline), port, rr=rr)
         with open(serial, "wb") as lf:
             q = proc.spawn(argv, stdin=subprocess.DEVNULL, stdout=lf,
                            stderr=subprocess.STDOUT)
@@ -142,7 +143,9 @@ def _run_gdb(vm: HaltedVM, gdb_file: str, timeout: float,
 
 def boot_gdb(bdir: str, gdb_file: str, cmdline: str = "", timeout: float = 300,
              log_path: Optional[str] = None,
-             on_gdb: Optional[Callable[[int], None]] = None) -> Tuple[Boot, str]:
+             on_gdb: Optional[Callable[[int], None]] = None,
+             initrd: Optional[str] = None,
+             rr: Optional[Tuple[str, str]] = None) -> Tuple[Boot, str]:
     """Boot halted under a gdb stub and run `gdb-multiarch -batch -x gdb_file`.
 
     Returns (Boot, gdb transcript).  When gdb ends it detaches and the VM
@@ -151,7 +154,8 @@ def boot_gdb(bdir: str, gdb_file: str, cmdline: str = "", timeout: float = 300,
     log_path = log_path or kt_dir(bdir, "gdb-boot.log")
     out = {"text": b""}
     try:
-        with halted_vm(bdir, cmdline, serial=log_path, pipe=True) as vm:
+        with halted_vm(bdir, cmdline, serial=log_path, pipe=True, initrd=initrd,
+                       rr=rr) as vm:
             def run() -> None:
                 out["text"] = _run_gdb(vm, gdb_file, timeout, on_gdb)
             th = threading.Thread(target=run, daemon=True)

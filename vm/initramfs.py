@@ -99,8 +99,13 @@ def check_scenarios(names: str) -> None:
 def shipped_module(bdir: str) -> str:
     """Where a handout keeps kasan_mystery.ko built for this very kernel:
     named by the build dir, so a changed kernel can never use a stale one."""
-    return os.path.join(REPO, "labs", "module", "shipped", os.path.basename(bdir),
+    return os.path.join(REPO, "labs", "module", "shipped", build_name(bdir),
                         "kasan_mystery.ko")
+
+
+def build_name(bdir: str) -> str:
+    """<variant>-<key> of a build dir (CACHE/build/<variant>-<key>/obj)."""
+    return os.path.basename(os.path.dirname(bdir.rstrip("/")))
 
 
 def use_shipped(bdir: str, mdir: str) -> None:

@@ -91,11 +91,21 @@ class QemuParams:
         return qemupkg.binary(self.package, self.binary) if self.package else self.binary
 
     def argv(self, kernel: str, initrd: str, cmdline: str, gdb_port: Optional[int] = None,
-             interactive: bool = False, seed: Optional[int] = None) -> List[str]:
+             interactive: bool = False, seed: Optional[int] = None,
+             rr: Optional[Tuple[str, str]] = None) -> List[str]:
         """seed: None for no seed (and no kt_seed=); the seed is not
-        reproducible without icount."""
+        reproducible without icount.  rr: ("record" or "replay", the
+        recording's directory), vm/record.py."""
         cmdline = cmdline.replace("console=ttyAMA0", "console=" + self.console)
         det: List[str] = ["-icount", self.icount] if self.icount else []
+        if rr:
+            if not self.icount:
+                raise KtError("machine %s runs by the host's clock: it cannot record"
+                              % self.name)
+            mode, rdir = rr
+            det = ["-icount", "%s,rr=%s,rrfile=%s,rrsnapshot=init" % (
+                self.icount, mode, os.path.join(rdir, "rec.bin")),
+                "-drive", "file=%s,if=none,id=rr" % os.path.join(rdir, "snap.qcow2")]
         if seed is not None:
             det += ["-seed", str(seed)]
             cmdline += " kt_seed=%d" % seed
@@ -182,7 +192,12 @@ def wait_port(port: int, deadline: float) -> bool:
 
 
 def full_cmdline(cmdline: str = "") -> str:
-    return (BASE_CMDLINE + " " + cmdline).strip()
+    """The kernel command line of a boot, blanks squeezed: its text is an
+    input of a deterministic run (sw-tags' generator is seeded by the
+    instruction count at boot, which parsing a longer line moves), so
+    `make run SCENARIO=uaf` and `make boot CMDLINE='kunit.enable=0 kt_run=uaf'`
+    must pass the same bytes."""
+    return " ".join((BASE_CMDLINE + " " + cmdline).split())
 
 
 def scenario_cmdline(names: str) -> str:
@@ -191,12 +206,14 @@ def scenario_cmdline(names: str) -> str:
 
 
 def qemu_cmd(bdir: str, initrd: str, cmdline: str, gdb_port: Optional[int] = None,
-             interactive: bool = False, params: Optional[QemuParams] = None) -> List[str]:
+             interactive: bool = False, params: Optional[QemuParams] = None,
+             rr: Optional[Tuple[str, str]] = None) -> List[str]:
     """params: another machine than the variant's own (e.g. MACHINES["virt-icount"]);
-    the seed is this run's (run_seed), none for a machine without icount."""
+    the seed is this run's (run_seed), none for a machine without icount;
+    rr: record or replay (vm/record.py)."""
     p = params or machine(bdir)
     return p.argv(image(bdir), initrd, cmdline, gdb_port, interactive,
-                  seed=run_seed() if p.icount else None)
+                  seed=run_seed() if p.icount else None, rr=rr)
 
 
 class Boot:
@@ -232,10 +249,11 @@ def status_of(text: str) -> str:
 
 def start(bdir: str, cmdline: str, initrd: Optional[str] = None,
           gdb_port: Optional[int] = None, stdin_pipe: bool = False,
-          params: Optional[QemuParams] = None) -> Tuple["subprocess.Popen[bytes]", List[str]]:
+          params: Optional[QemuParams] = None,
+          rr: Optional[Tuple[str, str]] = None) -> Tuple["subprocess.Popen[bytes]", List[str]]:
     """Start QEMU (halted if gdb_port) with its serial console on a pipe."""
     cmd = qemu_cmd(bdir, initrd or build_initramfs(bdir), full_cmdline(cmdline), gdb_port,
-                   params=params)
+                   params=params, rr=rr)
     p = proc.spawn(cmd, stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     return p, cmd
@@ -285,14 +303,15 @@ def collect(p: "subprocess.Popen[bytes]", cmd: List[str], log_path: str, timeout
 def boot(bdir: str, cmdline: str = "", timeout: float = 300, log_path: Optional[str] = None,
          echo: bool = False, initrd: Optional[str] = None, gdb_port: Optional[int] = None,
          on_start: Optional[Callable[["subprocess.Popen[bytes]"], None]] = None,
-         shell_input: Optional[str] = None, params: Optional[QemuParams] = None) -> Boot:
+         shell_input: Optional[str] = None, params: Optional[QemuParams] = None,
+         rr: Optional[Tuple[str, str]] = None) -> Boot:
     """Boot a kernel non-interactively; return a Boot.
 
     status: ok (reached END_MARK, QEMU exited), panic, timeout, or exit
     (QEMU ended without the end marker)."""
     log_path = log_path or kt_dir(bdir, "boot.log")
     p, cmd = start(bdir, cmdline, initrd, gdb_port, stdin_pipe=bool(shell_input),
-                   params=params)
+                   params=params, rr=rr)
     if on_start:
         on_start(p)
     return collect(p, cmd, log_path, timeout, echo, shell_input)

@@ -361,6 +361,29 @@ def labs_index():
     return out
 
 
+def start_labs():
+    """build/gen/start-labs.rst: per lab, in order, its time, its
+    objectives and its exercises with their difficulty and time, from the
+    labs' steps.toml (hours, objectives; per exercise difficulty, minutes)."""
+    labs = labdata.load_all()
+    out = [".. list-table::\n   :header-rows: 1\n   :class: kt-start\n   :widths: 18 8 40 34\n\n"
+           "   * - lab\n     - time\n     - after it you can\n     - exercises\n"]
+    for lab in labs:
+        ex = lab.exercises
+        out.append("   * - :doc:`%s </labs/%s/index>`\n     - %s h\n     - %s\n     - %s\n" % (
+            rst_escape(lab.title), lab.folder, ("%g" % lab.spec["hours"]),
+            "; ".join(rst_escape(o) for o in lab.spec["objectives"]),
+            "; ".join("%s %s (%s, %d min)" % (e["id"], rst_escape(e["title"]), e["difficulty"],
+                                               e["minutes"]) for e in ex) or "none"))
+    total = sum(lab.spec["hours"] for lab in labs)
+    n = sum(len(lab.exercises) for lab in labs)
+    out.append("\nIn all: %d labs, about %g hours, %d exercises (%s).\n" % (
+        len(labs), total, n, ", ".join("%d %s" % (
+            sum(e["difficulty"] == d for lab in labs for e in lab.exercises), d)
+            for d in labdata.DIFFICULTIES)))
+    write("start-labs.rst", "".join(out))
+
+
 def lineage_data():
     with open(os.path.join(V9, "lineage.toml"), "rb") as f:
         return tomllib.load(f)
@@ -754,6 +777,25 @@ def pictures_pages():
          "sw-tags, uaf-realloc"),
         ("04-generic-vs-tags", "generic", "uaf-realloc", "generic, uaf-realloc")]))
     write("pictures/outcomes.rst", picture_outcomes())
+    write("pictures/lab7-timeline.rst", picture_timeline())
+
+
+def picture_timeline():
+    """Lab 7: the granule of uaf-realloc's bad address, its tag over time,
+    from kasan-history's output in the captured run."""
+    folder = "07-back-from-the-report"
+    t = read(TRANSCRIPTS, folder, "realloc.txt")
+    lab = labdata.load_lab(folder)
+    lines = labdata.gdb_sections(t or "").get("history", [])
+    ws = lab.module.writes(lines)
+    start = re.search(r"going back from instruction (\d+)", "\n".join(lines))
+    ptr = re.search(r"pointer tag ([0-9a-f]{2})", "\n".join(lines))
+    if not (ws and start and ptr):
+        return not_captured("a granule's tag over time", "make grade N=7")
+    return figure(pictures.tag_timeline(ws, int(start.group(1)), ptr.group(1)),
+                  "The granule uaf-realloc reads through its stale pointer, drawn from "
+                  "kasan-history's output in this lab's captured run (step 2): each box a "
+                  "write of its memory tag, oldest first, then the bad access.")
 
 
 def sources(src):
@@ -860,6 +902,7 @@ def main():
     write("kasan/index.rst", heading("kasan.rst, 2018 and now") +
           ".. toctree::\n\n   v9\n   v6.1\n   compare\n")
     sources(src)
+    start_labs()
     pictures_pages()
     if not bench_page():
         print("site: no benchmark results yet (run `make bench`)")

@@ -7,6 +7,7 @@ picture, from parsed data to an SVG string (no gdb, no kernel needed).
     anatomy(lines, report)            a captured report with its parts marked
     outcomes(rows)                    lab 5: predicted and measured outcome
     lineage_bars(rows, classes)       per seed patch, its added lines by fate in 6.1
+    tag_timeline(writes, ...)         lab 7: one granule's memory tag over time
 
 Every picture carries its values as text (readable without colour) and an
 aria-label that says what it shows; gensite.py feeds them captured data only.
@@ -285,3 +286,34 @@ def lineage_bars(rows: Sequence[Tuple[int, Dict[str, int]]],
     return ('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
             'font-family="sans-serif" font-size="11" role="img">%s</svg>\n'
             % (width, y, "".join(out)))
+
+
+# ---------------------------------------------------------------- lab 7
+
+def tag_timeline(writes: Sequence[Dict[str, Any]], start: int, ptr_tag: str,
+                 mode: str = "sw_tags") -> str:
+    """One granule's memory tag over time, oldest write first (kasan-history
+    lists them newest first), then the bad access: each write a box with
+    the value, what wrote it (allocation, free, new slab) and the lab
+    module's function that asked; time runs left to right, in order, not to
+    scale (the instruction count is under each box)."""
+    events = list(reversed(list(writes)))
+    w, gap, x0 = 150, 14, 10
+    body = []
+    for i, e in enumerate(events):
+        x = x0 + i * (w + gap)
+        body.append(rect(x, 30, w, 40, tag_colour(e["value"], mode)))
+        body.append(text(x + w / 2, 56, "tag %s" % e["value"], "middle", ' font-size="15"'))
+        body.append(text(x + w / 2, 22, e["kind"], "middle"))
+        body.append(text(x + w / 2, 88, (e["chain"] or ["?"])[-1], "middle"))
+        body.append(text(x + w / 2, 104, "insn %d" % e["icount"], "middle",
+                         ' font-size="10"'))
+    x = x0 + len(events) * (w + gap)
+    body.append(rect(x, 30, w, 40, "#fff3e0", "#e65100"))
+    body.append(text(x + w / 2, 56, "pointer %s" % ptr_tag, "middle", ' font-size="15"'))
+    body.append(text(x + w / 2, 22, "bad access", "middle"))
+    body.append(text(x + w / 2, 88, "kasan_report", "middle"))
+    body.append(text(x + w / 2, 104, "insn %d" % start, "middle", ' font-size="10"'))
+    label = "memory tag of one granule over time: %s; then a bad access with pointer tag %s" % (
+        ", ".join("%s %s" % (e["kind"], e["value"]) for e in events), ptr_tag)
+    return svg(x + w + 10, 116, body, label)

@@ -10,7 +10,7 @@ import os
 
 import gdb
 
-from kasan import report, tags
+from kasan import history, report, tags
 
 
 def _kernel_dir():
@@ -301,8 +301,106 @@ this vmlinux (vm.module_dir of its build dir)."""
             raise tags.KasanError("no loaded module has a .ko in %s" % argv[0])
 
 
+class KasanHistory(KasanCommand):
+    """Go back through every write to an address's memory tag: kasan-history ADDR
+
+Only in a replay (make record, then make replay and make gdb): gdb can run
+the recorded kernel backwards.  This puts a watchpoint on ADDR's shadow
+byte -- its memory tag in sw-tags, its shadow value in generic KASAN --
+and reverse-continues.  Each stop is a write to that byte: it prints the
+value written, the function and source line that wrote it (the caller of
+memset, usually 6.1's kasan_poison() in mm/kasan/shadow.c), and the chain
+of callers that asked for it, up to the lab module's function, e.g.
+    kasan_poison <- ____kasan_slab_free <- ... <- kfree <- lab_uaf
+It stops at the allocation that gave the pointer its tag (sw-tags: the
+write of ADDR's own tag by an allocation path), at the creation of the
+slab the granule belongs to, after a few writes, or at the start of the
+recording; then it runs forward to the instruction it started from, so
+you are where you were.  gdb announces each stop as a SIGTRAP: QEMU
+reports a reverse watchpoint without naming it.  Your breakpoints are disabled
+while it runs, and enabled again after.  A KASAN report shows what KASAN
+saved (the allocation and free stacks); this shows the moments the tag
+changed.  hw-tags keeps its tags in MTE tag storage, which gdb cannot
+watch through QEMU: there it says so."""
+
+    name = "kasan-history"
+
+    def __init__(self):
+        super().__init__(self.name, gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+
+    @staticmethod
+    def icount():
+        try:
+            out = gdb.execute("monitor info replay", to_string=True)
+        except gdb.error:
+            return None
+        return history.replay_icount(out)
+
+    @staticmethod
+    def frames():
+        out, f = [], gdb.newest_frame()
+        while f is not None and len(out) < 40:
+            sal = f.find_sal()
+            out.append((f.name() or "??", history.tree_path(
+                sal.symtab.filename if sal.symtab else ""), sal.line or 0))
+            f = f.older()
+        return out
+
+    def run(self, arg):
+        addr = value_to_int(arg, self.name)
+        check_kernel_address(addr)
+        p = kasan_params()
+        if not p.has_shadow:
+            raise tags.KasanError(history.NO_SHADOW)
+        start = self.icount()
+        if start is None:
+            raise tags.KasanError(history.NOT_A_REPLAY)
+        shadow = tags.mem_to_shadow(addr, p)
+        ptr_tag = tags.tag_of(addr) if p.mode == "sw_tags" else None
+        gdb.write(history.header(addr, shadow, read_bytes(shadow, 1)[0], ptr_tag, start) + "\n")
+        enabled = [b for b in gdb.breakpoints() if b.enabled]
+        for b in enabled:
+            b.enabled = False
+        wp = gdb.Breakpoint("*(unsigned char *)0x%x" % shadow, gdb.BP_WATCHPOINT,
+                            gdb.WP_WRITE, internal=True)
+        n, found, reason, last = 0, False, "the limit of %d writes" % history.MAX_WRITES, start
+        try:
+            while n < history.MAX_WRITES:
+                gdb.execute("reverse-continue", to_string=True)
+                now = self.icount()
+                if now is None or now >= last:
+                    reason = "no earlier write in the recording"
+                    break
+                try:
+                    value = read_bytes(shadow, 1)[0]
+                except tags.KasanError:
+                    reason = "the start of the recording (no shadow mapped yet)"
+                    break
+                last, n = now, n + 1
+                fr = self.frames()
+                gdb.write("\n".join(history.format_write(n, value, fr, now)) + "\n")
+                why = history.stops_here(fr, value, ptr_tag)
+                if why == "found":
+                    found = True
+                if why:
+                    reason = why
+                    break
+        finally:
+            wp.delete()
+            gdb.write(history.verdict(found, n, ptr_tag, reason) + "\n")
+            gdb.execute("monitor replay_break %d" % start, to_string=True)
+            gdb.execute("continue", to_string=True)
+            for b in enabled:
+                b.enabled = True
+        back = self.icount()
+        gdb.write("back at instruction %s%s\n" % (
+            back, "" if back == start else " (not %d: `monitor replay_seek %d` returns there)"
+            % (start, start)))
+
+
 KasanTag()
 KasanShadow()
+KasanHistory()
 KasanModSyms()
 KasanEsr()
 KasanReport()

@@ -1,0 +1,162 @@
+"""Lab 7 grader: kasan-history on replays of uaf, uaf-realloc and oob-right,
+and the two exercises (reverse execution to the free; the tag's write)."""
+import os
+import re
+
+from kasan import report
+from labs.lab import backtrace
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODULE_C = os.path.join(os.path.dirname(HERE), "module", "kasan_lab.c")
+WRITE = re.compile(r"^write (\d+): ([0-9a-f]{2})\s+([\w-]+)\s+by (\S+) at (\S+)\s+"
+                   r"\(instruction (\d+)\)$")
+START = re.compile(r"going back from instruction (\d+)")
+BACK = re.compile(r"^back at instruction (\d+)")
+ICOUNT = re.compile(r"instruction count = (\d+)")
+
+
+def writes(lines):
+    """kasan-history's writes: [{n, value, kind, fn, where, icount, chain}]."""
+    out = []
+    for i, ln in enumerate(lines):
+        m = WRITE.match(ln.strip())
+        if m:
+            nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
+            out.append({"n": int(m.group(1)), "value": m.group(2), "kind": m.group(3),
+                        "fn": m.group(4), "where": m.group(5), "icount": int(m.group(6)),
+                        "chain": [c.strip() for c in nxt.split("<-")]})
+    return out
+
+
+def history(run):
+    """(writes, start icount, back icount, the verdict line) of a run."""
+    lines = run.sections().get("history", [])
+    text = "\n".join(lines)
+    start, back = START.search(text), [BACK.match(ln) for ln in lines]
+    back = next((m for m in back if m), None)
+    verdict = next((ln for ln in lines if ln.startswith("stopped")), "")
+    return (writes(lines), start and int(start.group(1)), back and int(back.group(1)),
+            verdict)
+
+
+def the_report(run):
+    reps = report.parse_reports(run.serial)
+    return reps[0] if len(reps) == 1 else None
+
+
+def common(run, ws, start, back):
+    """What every history must show: the first write going back stored the
+    memory tag the report printed, and the command came back to the report."""
+    r = the_report(run)
+    return [
+        ("one report on the serial log", r is not None, "%d reports" % len(
+            report.parse_reports(run.serial))),
+        ("write 1 stored the memory tag the report printed (%s)" % (r and r["memory_tag"]),
+         bool(ws) and r is not None and ws[0]["value"] == r["memory_tag"],
+         "writes %s" % [w["value"] for w in ws]),
+        ("kasan-history returned to the instruction it started from",
+         start is not None and back == start, "started %s, back at %s" % (start, back)),
+        ("every write going back is earlier than the one before",
+         all(a["icount"] > b["icount"] for a, b in zip(ws, ws[1:])) and
+         all(w["icount"] < (start or 0) for w in ws), str([w["icount"] for w in ws])),
+    ]
+
+
+def asked_by(w, fn, via):
+    """The write's chain ends in the lab module's fn, through `via`."""
+    return w["chain"][-1:] == [fn] and via in w["chain"]
+
+
+def check_uaf(run):
+    ws, start, back, verdict = history(run)
+    r = the_report(run)
+    res = common(run, ws, start, back)
+    res.append(("write 1: the free (fe), asked for by kfree in lab_uaf",
+                bool(ws) and ws[0]["kind"] == "free" and ws[0]["value"] == "fe"
+                and asked_by(ws[0], "lab_uaf", "kfree"), str(ws[:1])))
+    res.append(("the last write: the allocation that gave the pointer its tag, asked for "
+                "by lab_uaf", bool(ws) and r is not None and ws[-1]["kind"] == "allocation"
+                and ws[-1]["value"] == r["pointer_tag"] and ws[-1]["chain"][-1:] == ["lab_uaf"]
+                and verdict.startswith("stopped: write"), "%s; %s" % (ws[-1:], verdict)))
+    return res
+
+
+def check_realloc(run):
+    ws, start, back, verdict = history(run)
+    r = the_report(run)
+    kinds = [(w["kind"], w["value"]) for w in ws]
+    res = common(run, ws, start, back)
+    ok = r is not None and len(ws) == 3 and \
+        kinds == [("allocation", r["memory_tag"]), ("free", "fe"),
+                  ("allocation", r["pointer_tag"])] and \
+        all(w["chain"][-1:] == ["lab_uaf_realloc"] for w in ws)
+    res.append(("going back: the reallocation (the new tag), the free (fe), the first "
+                "allocation (the pointer's tag), all asked for by lab_uaf_realloc", ok,
+                str(kinds)))
+    return res
+
+
+def check_redzone(run):
+    ws, start, back, verdict = history(run)
+    res = common(run, ws, start, back)
+    res.append(("write 1 was made by an allocation, a free or the creation of the slab",
+                bool(ws) and ws[0]["kind"] in ("allocation", "free", "new-slab"), str(ws[:1])))
+    res.append(("the walk back ended with a reason",
+                verdict.startswith("stopped"), verdict or "no verdict line"))
+    return res
+
+
+def kfree_line(fn="lab_uaf"):
+    """The line of kasan_lab.c where `fn` calls kfree(), read from the source."""
+    lines = open(MODULE_C).read().splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("static void %s(" % fn))
+    for i in range(start, len(lines)):
+        if lines[i].strip().startswith("kfree("):
+            return i + 1
+        if lines[i] == "}":
+            break
+    return None
+
+
+def code_lines(path):
+    """A gdb file without its comment lines."""
+    return "\n".join(ln for ln in open(path).read().splitlines()
+                     if not ln.lstrip().startswith("#"))
+
+
+def ex_freed(run, _runs):
+    sec = run.sections()
+    student = sec.get("student", [])
+    frames = backtrace(student)
+    mine = next((where for fn, where in frames if fn == "lab_uaf"), None)
+    line = kfree_line()
+    src = code_lines(os.path.join(HERE, "student", "freed.gdb"))
+    used = re.search(r"^\s*(reverse-\w+|rc|rs|rn|rsi|rni)\b", src, re.M)
+    return [
+        ("your file runs the replay backwards (reverse-continue, reverse-step, ...)",
+         bool(used), "no reverse command in student/freed.gdb"),
+        ("your backtrace is in kfree, called from lab_uaf",
+         bool(frames) and frames[0][0] == "kfree" and mine is not None,
+         "frames %s" % [fn for fn, _ in frames[:6]]),
+        ("its lab_uaf frame is the kfree line of kasan_lab.c (%s)" % line,
+         mine is not None and mine.endswith("kasan_lab.c:%s" % line), "you showed %s" % mine),
+    ]
+
+
+def ex_tagwrite(run, runs):
+    student = run.sections().get("student", [])
+    m = [ICOUNT.search(ln) for ln in student]
+    mine = next((int(x.group(1)) for x in m if x), None)
+    ref = runs.get("uaf")
+    want = history(ref)[0][:1] if ref is not None else []
+    src = code_lines(os.path.join(HERE, "student", "tagwrite.gdb"))
+    return [
+        ("your file finds it without kasan-history", "kasan-history" not in src,
+         "student/tagwrite.gdb uses kasan-history"),
+        ("you stopped at the instruction that wrote the tag (kasan-history's write 1: "
+         "instruction %s)" % (want[0]["icount"] if want else "?"),
+         bool(want) and mine == want[0]["icount"],
+         "your `monitor info replay` said %s" % mine),
+        ("and printed the instruction (x/i $pc)",
+         any(re.search(r"=> 0x[0-9a-f]+ <", ln) for ln in student), "no x/i line"),
+    ]

@@ -1,0 +1,73 @@
+"""make submit and make grade-class's pure parts (labs/classroom.py): what is
+taken from a student, and the class summary."""
+import csv
+import os
+import tarfile
+
+import pytest
+
+import vm
+from labs import classroom
+
+
+def test_declared_files_are_every_exercise_s_and_the_answers():
+    files = classroom.declared_files()
+    assert "labs/01-tag-assignment/student/tagmath.py" in files
+    assert "labs/module/kasan_student.c" in files
+    assert files[-1] == "answers.md" and len(files) == len(set(files))
+    assert "# Answers" in classroom.answers_template()
+
+
+def student_tree(tmp_path, name):
+    root = tmp_path / name
+    for rel in classroom.declared_files() + ["labs/01-tag-assignment/check.py", "Makefile"]:
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("student %s: %s\n" % (name, rel))
+    return root
+
+
+def fresh(tmp_path):
+    dest = tmp_path / "fresh"
+    for rel in classroom.declared_files() + ["labs/01-tag-assignment/check.py", "Makefile"]:
+        p = dest / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("pristine\n")
+    return dest
+
+
+def test_take_copies_only_declared_files_from_a_tree(tmp_path):
+    tree, dest = student_tree(tmp_path, "ann"), fresh(tmp_path)
+    taken = classroom.take(str(tree), str(dest))
+    assert "labs/01-tag-assignment/student/tagmath.py" in taken
+    assert (dest / "labs/01-tag-assignment/student/tagmath.py").read_text().startswith("student")
+    assert (dest / "labs/01-tag-assignment/check.py").read_text() == "pristine\n"
+    assert (dest / "Makefile").read_text() == "pristine\n"
+
+
+def test_take_from_an_archive_ignores_other_members(tmp_path):
+    tree, dest = student_tree(tmp_path, "bob"), fresh(tmp_path)
+    arch = tmp_path / "bob.tar.gz"
+    with tarfile.open(arch, "w:gz") as t:
+        for rel in ("labs/02-brk-dispatch/student/esr.py", "labs/01-tag-assignment/check.py",
+                    "Makefile"):
+            t.add(str(tree / rel), arcname=rel)
+    assert classroom.take(str(arch), str(dest)) == ["labs/02-brk-dispatch/student/esr.py"]
+    assert (dest / "labs/01-tag-assignment/check.py").read_text() == "pristine\n"
+    with pytest.raises(vm.KtError, match="neither a student tree nor a submission"):
+        classroom.take(str(tmp_path / "missing.tar.gz"), str(dest))
+
+
+def test_summary_has_a_row_per_student_and_a_column_per_exercise(tmp_path):
+    def res(done):
+        return {"score": 3, "total": 4, "exercises": {"done": sum(done.values()), "total": 2,
+                "list": [{"id": i, "done": d} for i, d in done.items()]}}
+    rows = [{"student": "ann", "result": res({"1.1": True, "1.2": False})},
+            {"student": "bob", "result": res({"1.1": False, "1.2": False})}]
+    classroom.summary(rows, str(tmp_path))
+    table = list(csv.reader(open(os.path.join(tmp_path, "summary.csv"))))
+    assert table[0] == ["student", "exercises done", "score", "total", "1.1", "1.2"]
+    assert table[1] == ["ann", "1", "3", "4", "1", "0"] and table[2][1] == "0"
+    assert "<td>ann</td>" in open(os.path.join(tmp_path, "summary.html")).read()
+    assert classroom.student_name("/c/ann.tar.gz") == "ann"
+    assert classroom.student_name("/c/bob/") == "bob"
