@@ -189,6 +189,7 @@ HUNK_RE = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 # own made-up examples, one per (file, header), each with its reason.
 SYNTHETIC = {
     ("tests/test_series.py", "@@ -1,4 +1,5 @@"): "a made-up 4-line diff for the parser",
+    ("tests/test_vm.py", "@@ -1 +1 @@"): "a made-up one-line patch for variant_tree",
 }
 # This checker and its test write headers inside lines as examples of what
 # they look for; a real hunk (header at the start of a line) is still checked.

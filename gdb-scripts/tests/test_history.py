@@ -7,14 +7,14 @@ FREE = [("__pi_memset", "arch/arm64/lib/memset.S", 58),
         ("____kasan_slab_free", "mm/kasan/common.c", 230),
         ("__kasan_slab_free", "mm/kasan/common.c", 245),
         ("kfree", "mm/slab_common.c", 1007),
-        ("lab_uaf", "<build>/kt/module/kasan_lab.c", 412),
-        ("lab_write", "<build>/kt/module/kasan_lab.c", 795)]
+        ("lab_uaf", "/b/module/kasan_lab.c", 412),
+        ("lab_write", "/b/module/kasan_lab.c", 795)]
 ALLOC = [("__pi_memset", "arch/arm64/lib/memset.S", 58),
          ("kasan_poison", "mm/kasan/shadow.c", 98),
          ("kasan_unpoison", "mm/kasan/shadow.c", 138),
          ("__kasan_slab_alloc", "mm/kasan/common.c", 325),
          ("kmalloc_trace", "mm/slab_common.c", 1060),
-         ("lab_uaf", "/x/kt/module/kasan_lab.c", 407)]
+         ("lab_uaf", "/b/module/kasan_lab.c", 407)]
 SLAB = [("__pi_memset", "arch/arm64/lib/memset.S", 125),
         ("kasan_poison", "mm/kasan/shadow.c", 98),
         ("__kasan_poison_slab", "mm/kasan/common.c", 110),

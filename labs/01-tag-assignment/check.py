@@ -4,7 +4,7 @@ import re
 
 from kasan import tags
 from labs.exercises import compare, hex_or_none, kv_lines, load_student
-from labs.scenarios import check_ctor_tag, check_tags
+from labs import scenarios
 
 
 def returned_tag(lines):
@@ -43,11 +43,11 @@ def check_slab(run):
 
 def check_reuse(run):
     ev = run.lab_lines("tags")
-    res = [("tags: shadow == pointer tag for every object", not check_tags(ev, "sw_tags"),
-            "; ".join(check_tags(ev, "sw_tags")))]
+    errs = scenarios.run_check("tags", ev, "sw_tags")
+    res = [("tags: shadow == pointer tag for every object", not errs, "; ".join(errs))]
     same_slot = {}
     for e, kv in ev:
-        if e == "ptr":
+        if e == "ptr" and "addr" in kv and "tag" in kv:
             same_slot.setdefault(kv["addr"], []).append(kv["tag"])
     reused = [tags for tags in same_slot.values() if len(tags) > 1]
     # Back-to-back allocations of a slot draw consecutive LCG values, which
@@ -55,7 +55,7 @@ def check_reuse(run):
     res.append(("a reallocated slot gets a new tag each time",
                 bool(reused) and all(a != b for t in reused for a, b in zip(t, t[1:])),
                 "slots reused: %s" % reused))
-    ctor = check_ctor_tag(run.lab_lines("ctor-tag"), "sw_tags")
+    ctor = scenarios.run_check("ctor_tag", run.lab_lines("ctor-tag"), "sw_tags")
     res.append(("ctor cache keeps its tag, plain cache changes it", not ctor, "; ".join(ctor)))
     return res
 
