@@ -47,7 +47,7 @@ kernel:
 TIMEOUT ?= 300
 MACHINE ?=
 boot:
-	@$(KT) boot --timeout $(TIMEOUT) --cmdline "$(CMDLINE)" $(if $(MACHINE),--machine "$(MACHINE)")
+	@$(KT) boot --timeout $(TIMEOUT) --cmdline "$(CMDLINE)" $(if $(MACHINE),--machine "$(MACHINE)") $(if $(BUSYBOX),--busybox)
 
 run:
 	@$(KT) boot --timeout $(TIMEOUT) --run "$(SCENARIO)" --cmdline "kunit.enable=0 $(CMDLINE)" $(if $(MACHINE),--machine "$(MACHINE)")

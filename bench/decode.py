@@ -65,6 +65,9 @@ def run_timed(cmd: List[str], stdin_path: str = "") -> Tuple[float, int, str]:
     return secs, ru.ru_maxrss, out.decode(errors="replace")
 
 
+TREE_PREFIX = re.compile(r"[^\s:]*linux-source-[0-9.]+/")
+
+
 def compare(input_lines: List[str], script_out: str, ours_json: str) -> Tuple[int, List[str]]:
     """(frames compared, mismatches): every vmlinux frame that both tools
     resolved must have the same file:line chain.  decode_stacktrace.sh keeps
@@ -74,7 +77,9 @@ def compare(input_lines: List[str], script_out: str, ours_json: str) -> Tuple[in
     for raw, done in zip(input_lines, script_out.splitlines()):
         m, d = FRAME.match(raw), SCRIPT_FRAME.match(done)
         if m and d and not m.group("mod") and "?" not in d.group("chain"):
-            script[m.group("frame")] = d.group("chain")
+            # the debug info names sources ../linux-source-6.1/... from the
+            # build dir (vm/kbuild.py: path_args); addr2line prints that path
+            script[m.group("frame")] = TREE_PREFIX.sub("", d.group("chain"))
     ours: Dict[str, str] = {}
     for line in ours_json.splitlines():
         r = json.loads(line)

@@ -4,7 +4,7 @@
 Prints a table: extract, config+build (cold, from the cache's own record or
 measured with --cold in a fresh temporary cache), reuse (warm), boot to
 /init and the KASAN KUnit suite (kernel timestamps), the same boot without
-determinism (its cost as a ratio), `make run SCENARIO=uaf`
+determinism (its cost as a ratio), lab 8's ptrcmp kernel (build, boot), `make run SCENARIO=uaf`
 warm (median of --runs) and the rebuild-and-rerun time after touching the
 lab module's source.
 """
@@ -79,6 +79,18 @@ def main():
     rows.append(("  the same without -icount/-seed (not reproducible)", statistics.median(free)))
     ratios = [("  determinism costs (ratio of the two)",
                statistics.median(det) / statistics.median(free))]
+    # Lab 8: every pointer comparison checked (vm/ptrcmp, the ptrcmp kernel)
+    pbdir = vm.build_kernel("ptrcmp")
+    pinfo = vm.kernel_info(pbdir)
+    if "build_seconds" in pinfo:
+        rows.append(("config + build ptrcmp (lab 8), as recorded", pinfo["build_seconds"]))
+    pt = []
+    for _ in range(a.runs):
+        _, t = timed(vm.boot, pbdir, "", 300)
+        pt.append(t)
+    rows.append(("ptrcmp: boot + KUnit suite (wall, median)", statistics.median(pt)))
+    ratios.append(("  ptrcmp's boot against swtags' (ratio)",
+                   statistics.median(pt) / statistics.median(det)))
     init = stamp(b.text, "Run /init as init process")
     start = stamp(b.text, r"# Subtest: kasan")
     end = stamp(b.text, r"# kasan: pass:")

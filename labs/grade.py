@@ -140,11 +140,13 @@ def run_step(lab, step, runs, variant=None, transcript=True):
         body = run.host
     else:
         params = vm.MACHINES[step["machine"]] if "machine" in step else None
-        b = vm.boot(bdir, cmdline, timeout, serial, params=params)
+        initrd = vm.build_initramfs(bdir, "shell", shell=True) if step.get("busybox") else None
+        b = vm.boot(bdir, cmdline, timeout, serial, params=params, initrd=initrd)
         run.serial, run.status, run.paths = b.text, b.status, [serial]
-        shown = ["$ make boot VARIANT=%s CMDLINE=%s%s SEED=%d" % (
+        shown = ["$ make boot VARIANT=%s CMDLINE=%s%s%s SEED=%d" % (
             variant, shlex.quote(cmdline),
-            " MACHINE=" + step["machine"] if params else "", vm.run_seed())]
+            " MACHINE=" + step["machine"] if params else "",
+            " BUSYBOX=1" if step.get("busybox") else "", vm.run_seed())]
         body = b.text
     if transcript:
         save_transcript(lab, step, shown, variant, bdir, shown_part(step, body, bdir))

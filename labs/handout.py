@@ -33,7 +33,9 @@ START = re.compile(r"^(?P<indent>\s*)(?:#|//|/\*)\s*TODO (?P<id>\d+\.\d+): (?P<t
 END = re.compile(r"^\s*(?:#|//|/\*)\s*END TODO\b")
 STUB = re.compile(r"^(?P<indent>\s*)(?:#|//|/\*)\s*STUB: (?P<code>.*?)(?:\s*\*/)?\s*$")
 TEACHER = re.compile(r"^(?P<indent>\s*)\.\. only:: teacher\s*$")
-SOLUTION_ONLY = ("labs/module/kasan_mystery.c",)
+# what a grader needs and a student must not see: put back by make grade-class
+GRADER_ONLY = ("labs/08-pointer-compare/answers.toml",)
+SOLUTION_ONLY = ("labs/module/kasan_mystery.c",) + GRADER_ONLY
 MARKER = os.path.join("labs", "HANDOUT")
 
 

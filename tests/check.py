@@ -147,14 +147,16 @@ def first_difference(a, b):
 
 def make_out(args, seed=None):
     """`make -s ARGS` in this checkout (SEED=seed if given): (exit code,
-    its standard output with the console's CRLF as LF, its last stderr line)."""
+    its standard output with the console's CRLF as LF, its one-line error
+    or else its last stderr line)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
     if seed is not None:
         env["SEED"] = str(seed)
     p = subprocess.run(["make", "-s", "-C", REPO] + args, env=env, capture_output=True,
-                       text=True, errors="replace", timeout=600)
-    return p.returncode, p.stdout.replace("\r\n", "\n"), \
-        (p.stderr.strip().splitlines() or [""])[-1]
+                       text=True, errors="replace", timeout=600, stdin=subprocess.DEVNULL)
+    lines = p.stderr.strip().splitlines()
+    error = [ln for ln in lines if ln.startswith("kasan-tags: error:")]
+    return p.returncode, p.stdout.replace("\r\n", "\n"), (error or lines or [""])[-1]
 
 
 # The tags a scenario prints (kasan_lab.c: show_ptr(), "... tag=xx ...").
@@ -180,8 +182,35 @@ def check_reproducible(variant):
            "same output byte for byte" % (variant, seed), not diff, diff, secs)
     tags = [SCENARIO_TAG.findall(r[1]) for r in runs]
     record("reproducible: SEED=%d prints other tags than SEED=%d on %s" % (other, seed, variant),
-           len(tags[0]) >= 3 and len(tags[2]) == len(tags[0]) and tags[0] != tags[2],
+           len(tags[0]) >= 3 and len(tags[2]) >= 3 and tags[0] != tags[2],
            "tags %s / %s" % (" ".join(tags[0][:8]), " ".join(tags[2][:8])))
+
+
+def check_record():
+    """make record keeps the run itself: its serial log is, byte for byte,
+    what `make run` prints for the same scenario and seed; and a replay of
+    a run that was not recorded is refused in one line."""
+    t0 = time.time()
+    rc, _, err = make_out(["record", "SCENARIO=uaf"])
+    record("record: make record SCENARIO=uaf", rc == 0, err, time.time() - t0)
+    if rc:
+        return
+    rdir, _, _ = vm.find_recording("swtags", "kunit.enable=0 " + vm.scenario_cmdline("uaf"))
+    recorded = open(os.path.join(rdir, "serial.log"), errors="replace").read()
+    recorded = recorded.split("\n", 2)[2].replace("\r\n", "\n")  # the two "# kt" lines
+    rc, out, err = make_out(["run", "SCENARIO=uaf"])
+    diff = first_difference(out, recorded) if rc == 0 else "make run: exit %d: %s" % (rc, err)
+    record("record: the recording's serial log is make run's output, byte for byte",
+           not diff, diff)
+    other = 999999 if vm.run_seed() != 999999 else 999998
+    t0 = time.time()
+    try:
+        rc, out, err = make_out(["replay", "SCENARIO=uaf"], seed=other)
+    except subprocess.TimeoutExpired:
+        rc, err = -1, "it started a replay instead of refusing"
+    record("record: make replay of a run not recorded (SEED=%d) is refused in one line" % other,
+           rc == 2 and err.startswith("kasan-tags: error: no recording of this run of swtags")
+           and "SEED=%d" % other in err, err, time.time() - t0)
 
 
 def check_decode():
@@ -270,9 +299,13 @@ def check_gdb_live():
     record("gdb live: kasan-report decodes lx-dmesg like the serial log",
            title == r["title"], "%r vs %r" % (title, r["title"]))
     errs = [ln for ln in sec["errors"] if ln.startswith("KT-GDB-ERROR")]
-    clean = len(errs) == 6 and "Traceback" not in g and "Python Exception" not in g
+    clean = len(errs) == 7 and "Traceback" not in g and "Python Exception" not in g
     record("gdb live: bad input gives one-line errors", clean, "%d errors" % len(errs),
            0, () if clean else sec["errors"])
+    hist = [ln for ln in errs if ln.startswith("KT-GDB-ERROR kasan-history")]
+    record("gdb live: kasan-history outside a replay says how to start one",
+           bool(hist) and "not a replay" in hist[0] and "make record" in hist[0],
+           hist[0] if hist else "no kasan-history error")
     esr = sec["esr"]
     record("gdb live: kasan-esr decodes 0xf2000930 (write, 1 byte, recover)",
            any("write of 1 byte(s); recoverable" in ln for ln in esr) and
@@ -295,6 +328,9 @@ def check_gdb_live_hw():
     err = " ".join(sec["kasan-shadow"])
     record("gdb live hw: kasan-shadow says there is no shadow, in one line",
            "KT-GDB-ERROR" in err and "no shadow memory" in err and "Traceback" not in g, err)
+    err = " ".join(sec.get("kasan-history", []))
+    record("gdb live hw: kasan-history says what it cannot do on hw-tags, in one line",
+           "KT-GDB-ERROR" in err and "MTE tag storage" in err, err)
     title = sec["kasan-report"][0] if sec["kasan-report"] else ""
     record("gdb live hw: kasan-report decodes lx-dmesg like the serial log",
            title == r["title"], "%r vs %r" % (title, r["title"]))
@@ -640,16 +676,20 @@ def check_page_commands():
     listed, not run."""
     from tests import page_commands as pc
     cmds = pc.page_commands()
-    manual = sorted({c for _, _, c, m in cmds if m})
+    manual = sorted({c for _, _, c, m in cmds if m is True})
     print("    not run (kt-manual): %s" % ", ".join(manual), flush=True)
     done = {}
-    for page, line, command, is_manual in cmds:
-        if is_manual:
+    for page, line, command, how in cmds:
+        if how is True:
             continue
         t0 = time.time()
         if command not in done:
             done[command] = pc.run_command(command)
         ok, why = done[command]
+        if how == "fails":
+            record("page command %s:%d (shows a failure, kt-fails): %s" % (page, line, command),
+                   not ok, why if ok else "", time.time() - t0)
+            continue
         record("page command %s:%d: %s" % (page, line, command), ok, "" if ok else why,
                time.time() - t0)
 
@@ -768,24 +808,25 @@ CHECKS = [
     ("checkpatch", check_checkpatch),
     # started here, collected last: it runs beside everything below
     ("handout", lambda: check_handout(n_exercises())),
-    ("grade-class", lambda: check_grade_class()),
+    ("grade-class", check_grade_class),
     ("variant-swtags", lambda: check_variant("swtags", "sw_tags")),
     ("variant-generic", lambda: check_variant("generic", "generic")),
     ("variant-none", lambda: check_variant("none", None)),
     ("variant-hwtags", lambda: check_variant("hwtags", "hw_tags")),
     ("reproducible-swtags", lambda: check_reproducible("swtags")),
     ("reproducible-hwtags", lambda: check_reproducible("hwtags")),
-    ("decode", lambda: check_decode()),
-    ("gdb-live", lambda: check_gdb_live()),
-    ("gdb-live-hw", lambda: check_gdb_live_hw()),
-    ("shell", lambda: check_shell()),
-    ("cleanup", lambda: check_cleanup()),
-    ("signals", lambda: check_signals()),
-    ("classroom", lambda: check_classroom()),
-    ("grade", lambda: check_grade()),
-    ("transcript-again", lambda: check_published_transcript()),
-    ("page-commands", lambda: check_page_commands()),
-    ("site", lambda: check_site()),
+    ("record", check_record),
+    ("decode", check_decode),
+    ("gdb-live", check_gdb_live),
+    ("gdb-live-hw", check_gdb_live_hw),
+    ("shell", check_shell),
+    ("cleanup", check_cleanup),
+    ("signals", check_signals),
+    ("classroom", check_classroom),
+    ("grade", check_grade),
+    ("transcript-again", check_published_transcript),
+    ("page-commands", check_page_commands),
+    ("site", check_site),
 ]
 # What a student tree's own make check runs (labs/HANDOUT).
 HANDOUT_CHECKS = ("pytest", "lint", "checkpatch", "grade-student")
@@ -828,6 +869,7 @@ def main(argv=None):
     except vm.KtError as e:
         print("kasan-tags: error: %s" % e)
         return 2
+    os.makedirs(OUT, exist_ok=True)
     beside = []
     for name, fn in checks:
         t1 = time.time()

@@ -3,8 +3,11 @@ block, run exactly as printed, from the checkout, must succeed.
 
 A console block whose commands cannot run unattended says so with a class
 (`:class: kt-manual`) and the page says why (two terminals, or a command
-that is this whole test run); every other `$ ` line is run by `make check`
-(tests/check.py: check_page_commands).  Pure parts first, then the runner.
+that is this whole test run); a block whose commands show a failure -- a
+boot that panics, on purpose -- says `:class: kt-fails`, and its commands
+must exit non-zero; every other `$ ` line is run by `make check`
+(tests/check.py: check_page_commands) and must succeed.  Pure parts
+first, then the runner.
 """
 
 import os
@@ -16,6 +19,7 @@ from labs.handout import strip_teacher
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MANUAL = "kt-manual"
+FAILS = "kt-fails"
 BLOCK = re.compile(r"^(?P<indent>\s*)\.\. code-block:: console\s*$")
 OPTION = re.compile(r"^\s*:(\w+):\s*(.*)$")
 
@@ -30,9 +34,11 @@ def student_pages(root: str = REPO) -> List[str]:
     return sorted(p for p in out if "/student/" not in p)
 
 
-def console_commands(text: str) -> List[Tuple[int, str, bool]]:
-    """(line number, command, manual) of every `$ ` line in a console block
-    of a page (its teacher blocks removed: the student site's text)."""
+def console_commands(text: str) -> List[Tuple[int, str, object]]:
+    """(line number, command, how) of every `$ ` line in a console block of
+    a page (its teacher blocks removed: the student site's text); how is
+    False (run it, it must succeed), True (kt-manual: not run) or "fails"
+    (kt-fails: run it, it must fail)."""
     lines = strip_teacher(text).split("\n")
     out = []
     i = 0
@@ -41,10 +47,13 @@ def console_commands(text: str) -> List[Tuple[int, str, bool]]:
         i += 1
         if not m:
             continue
-        manual = False
+        manual: object = False
         while i < len(lines) and OPTION.match(lines[i]):
             key, value = OPTION.match(lines[i]).groups()
-            manual = manual or (key == "class" and MANUAL in value.split())
+            if key == "class" and MANUAL in value.split():
+                manual = True
+            elif key == "class" and FAILS in value.split():
+                manual = "fails"
             i += 1
         indent = len(m.group("indent"))
         while i < len(lines) and (not lines[i].strip() or

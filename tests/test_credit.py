@@ -62,3 +62,11 @@ def test_definitions():
     assert credit.defines("\tobject = kasan_init_slab_obj(s, object);") == set()
     assert credit.named("set_tag/get_tag: the tag") == {"set_tag", "get_tag"}
     assert credit.named("the tag-based report, built") == set()
+
+
+def test_a_cover_item_that_adds_a_seed_defined_macro_is_refused():
+    seeds, lineage, missing = data()
+    bad = copy.deepcopy(missing)
+    bad["07"]["cover"].append("- Defined KASAN_SET_TAG and KASAN_RESET_TAG macros")
+    assert any("credits KASAN_SET_TAG to patch 07, but seed patch 18 defines it" in p
+               for p in credit.problems(seeds, lineage, bad))

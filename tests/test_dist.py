@@ -134,3 +134,31 @@ def test_dist_refuses_a_kernel_that_is_not_built(fake, tmp_path, monkeypatch):
         dist.main_dist(str(tmp_path / "k.tar.zst"), [])
     with pytest.raises(vm.KtError, match=r"^variant generic is not built in "):
         dist.main_dist(str(tmp_path / "k.tar.zst"), ["generic"])
+
+
+def test_the_archive_carries_the_qemu_of_lab_6(fake, tmp_path, monkeypatch):
+    """hwtags runs a QEMU fetched from bookworm-backports: make dist carries
+    it, make import puts it in place, and no download is needed after."""
+    from vm import cache, qemupkg
+    root = str(tmp_path / "A")
+    monkeypatch.setenv("KASAN_TAGS_CACHE", root)
+    monkeypatch.setattr(cache, "variant_tree", lambda top, src, patches: src)  # no real patching
+    bdir = kbuild.build_kernel("hwtags")
+    kbuild.write_manifest(bdir, kbuild.outputs("hwtags"))
+    spec = vm.machine_of_variant("hwtags").package
+    top = qemupkg.top_dir(spec)
+    prog = os.path.join("usr", "bin", vm.machine_of_variant("hwtags").binary)
+    os.makedirs(os.path.join(top, "unpacked-1", "usr", "bin"))
+    open(os.path.join(top, "unpacked-1", prog), "w").write("x")
+    json.dump({"dir": "unpacked-1"}, open(os.path.join(top, qemupkg.STAMP), "w"))
+    archive = str(tmp_path / "k.tar.zst")
+    dist.main_dist(archive, ["hwtags"])
+
+    def offline(*_a):
+        raise vm.KtError("offline")
+    monkeypatch.setattr(qemupkg, "fetch", offline)
+    b_root = student(tmp_path, monkeypatch)
+    done = dict(dist.import_archive(archive))
+    assert done["hwtags"] == "imported" and "imported" in done[os.path.basename(top)]
+    got = qemupkg.unpacked(spec)
+    assert got.startswith(b_root) and os.path.exists(os.path.join(got, prog))

@@ -79,6 +79,13 @@ ALTER = [
     ("07", "realloc", "gdb", r"<- lab_uaf_realloc$", "<- lab_other"),
     ("07", "redzone", "gdb", r"^(write 1: [0-9a-f]{2}\s+)[\w-]+", r"\1other"),
     ("07", "redzone", "gdb", r"^stopped.*$", ""),
+    # lab 8: the planted site missing, a same-tag site recorded, sites lost, a verdict gone
+    ("08", "sites", "serial", r"^.*ptrcmp site .* at lab_ptr_compare\+.*$", ""),
+    ("08", "sites", "serial", r"at lab_ptr_compare\+", "at lab_ptr_same_tag+"),
+    ("08", "sites", "serial", r"lost=0", "lost=3"),
+    ("08", "sites", "serial", r"workload done", "workload failed"),
+    ("08", "table", "host", r"^  is_kernel_rodata .*$", ""),
+    ("08", "table", "host", r"(lab_ptr_compare\+\S+ \[kasan_lab\]\s+)\S+", r"\1?"),
 ]
 
 

@@ -16,7 +16,7 @@ from typing import List, Optional
 from vm import dist, proc, record
 from vm.base import KtError
 from vm.cache import cache_root, missing_tools, tarball
-from vm.gdb import gdb_cmd, halted_vm, port_file, write_port_file
+from vm.gdb import HaltedVM, gdb_cmd, halted_vm, port_file, write_port_file
 from vm.initramfs import LAB_DEBUGFS, build_initramfs, check_scenarios
 from vm.kbuild import build_dir, build_kernel, kt_dir
 from vm.qemu import END_MARK, boot, full_cmdline, machine_named, qemu_cmd, scenario_cmdline
@@ -68,6 +68,21 @@ SHELL_HINT = ("run a scenario: echo 1 > %sNAME; list them: cat %sscenarios; "
               "the report: dmesg" % (LAB_DEBUGFS, LAB_DEBUGFS))
 
 
+def serve_halted(variant: str, vm: HaltedVM, note: str) -> int:
+    """A halted QEMU on this terminal for `make gdb` in another, until it is
+    quit: its port is in the port file for as long as it runs."""
+    write_port_file(variant, vm)
+    print("kt: QEMU halted, gdb stub on 127.0.0.1:%d; in another terminal: make gdb%s%s   "
+          "(quit QEMU: Ctrl-A X)" % (vm.port, _variant_arg(variant), note), flush=True)
+    try:
+        return vm.wait()
+    finally:
+        try:
+            os.unlink(port_file(variant))
+        except OSError:
+            pass
+
+
 def scripted_shell(bdir: str, cmdline: str, script: str, a: argparse.Namespace) -> int:
     """`make shell` with CMD= or piped stdin: type the lines at the first
     prompt, then `exit` (the init powers off), like virtme-ng --exec."""
@@ -101,17 +116,7 @@ def cmd_boot(a: argparse.Namespace) -> int:
         full = ("kt_shell=1 " if a.shell else "") + cmdline
         with halted_vm(bdir, full, terminal=True,
                        initrd=build_initramfs(bdir, shell=a.shell)) as vm:
-            write_port_file(a.variant, vm)
-            print("kt: QEMU halted, gdb stub on 127.0.0.1:%d; in another terminal: "
-                  "make gdb%s   (quit QEMU: Ctrl-A X)" % (vm.port, _variant_arg(a.variant)),
-                  flush=True)
-            try:
-                return vm.wait()
-            finally:
-                try:
-                    os.unlink(port_file(a.variant))
-                except OSError:
-                    pass
+            return serve_halted(a.variant, vm, "")
     if a.shell:
         script = a.cmd if a.cmd is not None else \
             (None if sys.stdin.isatty() else sys.stdin.read())
@@ -124,7 +129,8 @@ def cmd_boot(a: argparse.Namespace) -> int:
                                          interactive=True))
     log_path = a.log or kt_dir(bdir, "boot.log")
     b = boot(bdir, cmdline, timeout=a.timeout, log_path=log_path, echo=not a.quiet,
-             params=machine_named(a.machine) if a.machine else None)
+             params=machine_named(a.machine) if a.machine else None,
+             initrd=build_initramfs(bdir, "shell", shell=True) if a.busybox else None)
     print("kt: boot %s in %.1f s; serial log: %s" % (b.status, b.seconds, b.log_path),
           file=sys.stderr)
     if not b.ok:
@@ -165,18 +171,9 @@ def cmd_replay(a: argparse.Namespace) -> int:
                    if x)
     rdir, bdir, initrd = record.find(a.variant, cmdline, how)
     with halted_vm(bdir, cmdline, terminal=True, initrd=initrd, rr=("replay", rdir)) as vm:
-        write_port_file(a.variant, vm)
-        print("kt: replaying %s\nkt: QEMU halted, gdb stub on 127.0.0.1:%d; in another "
-              "terminal: make gdb%s   (reverse-continue, reverse-stepi and kasan-history "
-              "work there; quit QEMU: Ctrl-A X)" % (record.describe(rdir), vm.port,
-                                                    _variant_arg(a.variant)), flush=True)
-        try:
-            return vm.wait()
-        finally:
-            try:
-                os.unlink(port_file(a.variant))
-            except OSError:
-                pass
+        print("kt: replaying %s" % record.describe(rdir), flush=True)
+        return serve_halted(a.variant, vm, " (reverse-continue, reverse-stepi and kasan-history "
+                                           "work there)")
 
 
 def cmd_gdb(a: argparse.Namespace) -> int:
@@ -223,6 +220,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     p.add_argument("--quiet", action="store_true")
     p.add_argument("--gdb", action="store_true", help="halt with a gdb stub")
     p.add_argument("--shell", action="store_true", help="interactive busybox shell")
+    p.add_argument("--busybox", action="store_true",
+                   help="boot with busybox and vm/init/*.sh in the initramfs (kt_sh=NAME)")
     p.add_argument("--cmd", help="with --shell: run these shell lines and power off "
                    "(piped stdin does the same)")
     for name, fn, what in (("record", cmd_record, "record a run (QEMU record/replay)"),

@@ -31,7 +31,9 @@ from typing import Any, Dict, List, Sequence, Tuple
 from vm import cache
 from vm.base import KtError, Lock, log
 from vm.initramfs import BUSYBOX
+from vm import qemupkg
 from vm.kbuild import build_dir, key_parts, manifest_errors, outputs
+from vm.qemu import machine_of_variant
 from vm.variant import variants
 
 KT_DIST = "kt-dist.json"
@@ -84,6 +86,16 @@ def dist(path: str, names: Sequence[str]) -> Dict[str, Any]:
         members += [os.path.join(rel, p) for p in shipped(bdir)]
     if os.path.exists(os.path.join(root, BUSYBOX)):
         members.append(BUSYBOX)
+    # The QEMU a variant's machine runs from another Debian suite (hwtags:
+    # bookworm-backports), so that a classroom without network runs lab 6.
+    meta["qemu"] = []
+    for spec in sorted({machine_of_variant(v).package for v in names} - {""}):
+        tree = qemupkg.unpacked(spec)
+        top = os.path.dirname(tree)
+        meta["qemu"].append(os.path.relpath(top, root))
+        members.append(os.path.relpath(os.path.join(top, qemupkg.STAMP), root))
+        for dirpath, _, files in os.walk(tree):
+            members += [os.path.relpath(os.path.join(dirpath, f), root) for f in files]
     tmp = tempfile.mkdtemp(prefix="kt-dist-")
     try:
         with open(os.path.join(tmp, KT_DIST), "w") as f:
@@ -199,6 +211,14 @@ def import_archive(path: str) -> List[Tuple[str, str]]:
                 os.makedirs(os.path.dirname(dst), exist_ok=True)
                 os.rename(src, dst)
                 done.append((v, "imported"))
+        for top in meta.get("qemu", []):
+            src, dst = os.path.join(tmp, top), os.path.join(root, top)
+            if os.path.normpath(top).startswith("qemu/") and os.path.isdir(src) and \
+                    not os.path.exists(os.path.join(dst, qemupkg.STAMP)):
+                shutil.rmtree(dst, ignore_errors=True)
+                os.makedirs(os.path.dirname(dst), exist_ok=True)
+                os.rename(src, dst)
+                done.append((os.path.basename(top), "imported (QEMU, no download needed)"))
         bb, mine = os.path.join(tmp, BUSYBOX), os.path.join(root, BUSYBOX)
         if os.path.exists(bb) and not os.path.exists(mine):
             os.makedirs(os.path.dirname(mine), exist_ok=True)

@@ -10,7 +10,7 @@ from typing import List
 
 from vm import cache
 from vm.base import REPO, VM, KtError, Lock, run
-from vm.kbuild import arch, kernel_info, kt_dir, module_dir
+from vm.kbuild import arch, extra_kcflags, kernel_info, kt_dir, module_dir
 from vm.variant import lab_module_of
 
 # Where Debian's static arm64 busybox is unpacked, in the cache.
@@ -56,8 +56,10 @@ def build_module(bdir: str) -> List[str]:
          "--exclude=Module.symvers", "--exclude=*.toml", srcdir + "/", mdir + "/"])
     blog = os.path.join(mdir, "kt-module-build.log")
     open(blog, "w").close()
-    run(["make", "-C", bdir, "M=" + mdir, "ARCH=arm64", "LLVM=1", "modules"],
-        logfile=blog)
+    # the variant's own compiler flags (its plugin: lab 8) reach the module too
+    extra = extra_kcflags(bdir)
+    run(["make", "-C", bdir, "M=" + mdir, "ARCH=arm64", "LLVM=1", "modules"]
+        + (["KCFLAGS=" + extra] if extra else []), logfile=blog)
     if not os.path.exists(os.path.join(srcdir, "kasan_mystery.c")):
         use_shipped(bdir, mdir)
     return sorted(glob.glob(os.path.join(mdir, "*.ko")))
@@ -140,6 +142,10 @@ def busybox() -> str:
     return bb
 
 
+# busybox scripts of the shell initramfs (vm/init/), run with kt_sh=NAME
+SCRIPTS = ("workload.sh",)
+INIT_DIR = os.path.join(REPO, "vm", "init")
+
 # The mtime of every file in an initramfs: the epoch (build_initramfs)
 CPIO_MTIME = 0
 
@@ -166,6 +172,7 @@ def _build_initramfs(bdir: str, name: str, shell: bool) -> str:
     if shell:
         spec += ["dir /bin 0755 0 0", "file /bin/busybox %s 0755 0 0" % busybox()]
         spec += ["slink /bin/%s busybox 0777 0 0" % a for a in BUSYBOX_APPLETS]
+        spec += ["file /%s %s 0644 0 0" % (f, os.path.join(INIT_DIR, f)) for f in SCRIPTS]
     out = kt_dir(bdir, "initramfs-%s.cpio" % name)
     with open(out + ".list", "w") as f:
         f.write("\n".join(spec) + "\n")

@@ -19,7 +19,8 @@ from typing import Any, Dict, List, Tuple
 
 from vm import cache
 from vm.base import REPO, KtError, Lock, log, run, sha256_file, sha256_text
-from vm.variant import Arch, arch_of, config_mismatches, fragment_options, resolve_variant
+from vm.variant import (Arch, arch_of, config_mismatches, fragment_options, inherited_directive,
+                        resolve_variant)
 
 # Bump when the build recipe below changes in a way that changes outputs.
 RECIPE = "4"
@@ -41,7 +42,63 @@ def _key_inputs(variant: str) -> List[Tuple[str, str]]:
               for f in frags]
     parts += [("patch " + os.path.basename(p), os.path.basename(p) + open(p).read())
               for p in patches]
+    plugin = plugin_source(variant)
+    if plugin:
+        parts.append(("plugin " + os.path.basename(plugin),
+                      os.path.basename(plugin) + open(plugin).read()))
     return parts
+
+
+def plugin_source(variant: str) -> str:
+    """The LLVM pass plugin a variant's fragments load (`# kt-plugin: PATH`,
+    relative to the checkout; lab 8's ptrcmp), or ""."""
+    rel = inherited_directive(variant, "plugin", "")
+    if not rel:
+        return ""
+    path = os.path.join(REPO, rel)
+    if not os.path.exists(path):
+        raise KtError("variant %s names a missing plugin %s" % (variant, rel))
+    return path
+
+
+def build_plugin(source: str) -> str:
+    """CACHE/plugins/NAME-<sha>.so, built from `source` with Debian's clang++
+    and llvm-14-dev if not built yet.  The sha of the source is in the file
+    name, so that a changed plugin is a new -fpass-plugin argument: ccache
+    hashes the argument, not the plugin's content."""
+    name = os.path.splitext(os.path.basename(source))[0]
+    out = os.path.join(cache.cache_root(), "plugins", "%s-%s.so" % (
+        name, sha256_file(source)[:16]))
+    if os.path.exists(out):
+        return out
+    if not shutil.which("llvm-config-14") or not shutil.which("clang++"):
+        raise KtError("building the %s plugin needs llvm-14-dev and clang (Debian packages "
+                      "llvm-14-dev, clang); run `make deps`" % name)
+    flags = subprocess.run(["llvm-config-14", "--cxxflags"], capture_output=True,
+                           text=True).stdout.split()
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    p = subprocess.run(["clang++", "-shared", "-fPIC", *flags, source, "-o", out + ".tmp"],
+                       capture_output=True, text=True)
+    if p.returncode:
+        errs = [ln for ln in p.stderr.splitlines() if "error" in ln] or \
+            p.stderr.strip().splitlines() or ["exit %d" % p.returncode]
+        raise KtError("the %s plugin does not build: %s" % (name, errs[0]))
+    os.replace(out + ".tmp", out)
+    return out
+
+
+def kcflags_file(bdir: str) -> str:
+    """kt-kcflags in a build dir: the compiler flags a variant adds (its
+    plugin), for the kernel and for the out-of-tree modules built for it."""
+    return os.path.join(bdir, "kt-kcflags")
+
+
+def extra_kcflags(bdir: str) -> str:
+    try:
+        with open(kcflags_file(bdir)) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
 
 
 def build_key(variant: str) -> str:
@@ -124,7 +181,7 @@ def path_args(bdir: str) -> List[str]:
     patch hits ccache for every file the patch does not touch.  gdb finds
     the sources through `directory OBJ` (vm.gdb: gdb_cmd)."""
     os.environ["CCACHE_BASEDIR"] = os.path.dirname(bdir)
-    return ["KCFLAGS=-fdebug-prefix-map=%s=." % bdir]
+    return [("KCFLAGS=-fdebug-prefix-map=%s=. " % bdir + extra_kcflags(bdir)).strip()]
 
 
 def ccache_counts() -> Dict[str, int]:
@@ -235,6 +292,9 @@ def build_kernel(variant: str) -> str:
         src, _ = cache.pristine_tree()
         src = cache.variant_tree(os.path.dirname(bdir), src, patches)
         os.makedirs(bdir, exist_ok=True)
+        plugin = plugin_source(variant)
+        with open(kcflags_file(bdir), "w") as f:
+            f.write("-fpass-plugin=%s\n" % build_plugin(plugin) if plugin else "")
         blog = os.path.join(bdir, "kt-build.log")
         t0, cc0 = time.time(), ccache_counts()
         log("building %s kernel in %s (log: %s)" % (variant, bdir, blog))

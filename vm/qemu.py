@@ -37,14 +37,15 @@ BASE_CMDLINE = "console=ttyAMA0 nokaslr panic=-1 kasan_multi_shot"
 # same instruction on every boot, and sleep=off lets an idle guest jump to
 # its next timer instead of waiting for the host's clock.  -seed fixes
 # QEMU's guest RNG, which fills the device tree's rng-seed: the kernel's
-# random pool (KUnit's random sizes and tags in its match_all cases).
+# random pool (the random sizes and page orders of KUnit's
+# match_all_not_assigned).
 # Neither tag generator reads that pool: sw-tags seeds its own from the
 # cycle counter at boot (6.1 mm/kasan/sw_tags.c:43), and hw-tags' IRG is,
 # in QEMU, an LFSR that 6.1 seeds from the same counter
 # (arch/arm64/kernel/mte.c:325); under -icount both seeds are instruction
 # counts, the same on every boot.  So the seed reaches them through
 # kt_seed= on the command line, which the init hands to the lab module:
-# it advances the generator by that many draws (kasan_lab.c: seed_tags()).
+# it advances the generator by (seed mod 65536) draws (kasan_lab.c: seed_tags()).
 # Same kernel, initramfs, command line and seed: the same bytes.
 ICOUNT = "shift=0,sleep=off"
 DEFAULT_SEED = 1

@@ -7,7 +7,9 @@
    ("assign_tag: ...", "set_tag/get_tag: ...") and the one its cited 6.1
    line defines (a [[hwtags]] `src`, a descendant's `start`).  6.1 names
    the series' hooks with a "__" prefix (__kasan_init_slab_obj) and some
-   under a new name ([[rename]]): both are mapped back first.
+   under a new name ([[rename]]): both are mapped back first.  A cover-letter
+   item of a missing patch that says it added something ("- Added ...",
+   "- Defined ...") credits the identifiers it names.
 2. A [[hwtags]] claim about a seed patch cites its line (`v9 = "NN:..."`,
    of that patch); one about a patch that is not a seed names the cover
    letter's item (`cover = "..."`, resolved by gensite.cover_items).
@@ -24,6 +26,8 @@ DEF_FUNCTION = re.compile(
 DEF_MACRO = re.compile(r"^\s*#\s*define\s+(\w+)")
 HEAD = re.compile(r"^([\w/ ]+):")
 IDENT = re.compile(r"^[A-Za-z_]\w*$")
+ADDS = re.compile(r"^-\s*(Added|Defined|Introduced|Implemented)\b")
+WORD = re.compile(r"\b([A-Za-z_]\w*_\w*)(?:\(\))?")
 
 
 def defines(line: str) -> Set[str]:
@@ -77,6 +81,10 @@ def claims(lineage: Dict, missing: Dict) -> List[Tuple[str, int, Set[str]]]:
             continue
         for d in entry.get("descendants", []):
             out.append(("missing.toml [%s] %s" % (key, d["file"]), int(key), defines(d["start"])))
+        for item in entry.get("cover", []):
+            if ADDS.match(item):
+                out.append(("missing.toml [%s] cover %r" % (key, item[:40]), int(key),
+                            set(WORD.findall(item))))
     return out
 
 

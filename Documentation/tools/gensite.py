@@ -373,8 +373,9 @@ def start_labs():
         out.append("   * - :doc:`%s </labs/%s/index>`\n     - %s h\n     - %s\n     - %s\n" % (
             rst_escape(lab.title), lab.folder, ("%g" % lab.spec["hours"]),
             "; ".join(rst_escape(o) for o in lab.spec["objectives"]),
-            "; ".join("%s %s (%s, %d min)" % (e["id"], rst_escape(e["title"]), e["difficulty"],
-                                               e["minutes"]) for e in ex) or "none"))
+            "; ".join("%s %s (%s, %d min)" % (
+                e["id"], rst_escape(e["title"]), e["difficulty"], e["minutes"]) for e in ex)
+            or "none"))
     total = sum(lab.spec["hours"] for lab in labs)
     n = sum(len(lab.exercises) for lab in labs)
     out.append("\nIn all: %d labs, about %g hours, %d exercises (%s).\n" % (

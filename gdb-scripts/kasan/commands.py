@@ -259,8 +259,9 @@ class KasanModSyms(KasanCommand):
 Like the kernel's lx-symbols, but gives add-symbol-file the address of the
 module's .text section itself.  6.1's lx-symbols passes the start of the
 module's core memory as the .text address, which is wrong whenever another
-text section comes first -- and KASAN sw-tags modules start with
-.text.hot, where clang puts the outlined __hwasan_check_* routines, so
+text section comes first -- and KASAN sw-tags modules whose checks are
+outlined (the default, hwasan-inline-all-checks=0) start with .text.hot,
+where clang puts the __hwasan_check_* routines, so
 every breakpoint in the module would be off by the size of .text.hot.
 Run it when the module is loaded (e.g. stopped in do_init_module).  DIR
 defaults to the directory where kasan-tags builds its lab module for
@@ -309,7 +310,7 @@ the recorded kernel backwards.  This puts a watchpoint on ADDR's shadow
 byte -- its memory tag in sw-tags, its shadow value in generic KASAN --
 and reverse-continues.  Each stop is a write to that byte: it prints the
 value written, the function and source line that wrote it (the caller of
-memset, usually 6.1's kasan_poison() in mm/kasan/shadow.c), and the chain
+__memset, usually 6.1's kasan_poison() in mm/kasan/shadow.c), and the chain
 of callers that asked for it, up to the lab module's function, e.g.
     kasan_poison <- ____kasan_slab_free <- ... <- kfree <- lab_uaf
 It stops at the allocation that gave the pointer its tag (sw-tags: the

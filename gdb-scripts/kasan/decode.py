@@ -147,6 +147,8 @@ class Symbolizer:
         self.symbols: Dict[str, Dict[str, List[Tuple[int, int]]]] = {}
         self.objects: Dict[str, Optional[str]] = {}
         self.cache: Dict[Tuple[str, int], Optional[str]] = {}
+        # the functions at an address, innermost (inlined) first (llvm-symbolizer)
+        self.names: Dict[Tuple[str, int], List[str]] = {}
         self.proc: Optional[subprocess.Popen] = None
         self.nm_runs = 0
 
@@ -213,7 +215,7 @@ class Symbolizer:
             self.proc.stdin.write('"%s" 0x%x\n' % (obj, addr))
         self.proc.stdin.flush()
         out: List[Optional[str]] = []
-        for _ in queries:
+        for obj, addr in queries:
             block = []
             while True:
                 line = self.proc.stdout.readline()
@@ -221,7 +223,14 @@ class Symbolizer:
                     break
                 block.append(line.strip())
             out.append(chain(block, obj))
+            self.names[(obj, addr)] = [b for b in block[0::2] if b != "??"]
         return out
+
+    def functions(self, frame: str) -> List[str]:
+        """The functions at a frame's address, innermost (inlined) first, as
+        llvm-symbolizer named them when frames() asked; [] if unknown."""
+        q = self._address(frame)
+        return self.names.get(q, []) if q else []
 
     def _ask_addr2line(self, queries: List[Tuple[str, int]]) -> List[Optional[str]]:
         out: List[Optional[str]] = [None] * len(queries)

@@ -13,6 +13,13 @@ try:
 except gdb.error as e:
     print("KT-GDB-ERROR kasan-shadow => %s" % e)
 end
+echo KT-GDB kasan-history\n
+python
+try:
+    gdb.execute("kasan-history $x0")
+except gdb.error as e:
+    print("KT-GDB-ERROR kasan-history => %s" % e)
+end
 # No breakpoint left for finish to re-hit (labs/01-tag-assignment/slab.gdb).
 delete
 finish

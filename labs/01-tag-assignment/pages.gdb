@@ -1,4 +1,4 @@
-# Lab 1, step 3: pages get tags too (series patch 18).
+# Lab 1, step 4: pages get tags too (series patch 18).
 break do_init_module
 continue
 kasan-modsyms

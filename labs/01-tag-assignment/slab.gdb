@@ -1,4 +1,4 @@
-# Lab 1, step 1: where a slab object gets its tag.
+# Lab 1, step 2: where a slab object gets its tag.
 # Stop when the kernel initialises the lab module, load its symbols with
 # kasan-modsyms (lx-symbols, fixed for .text.hot), then stop in the oob-in-granule scenario,
 # which does kmalloc(123).

@@ -1,5 +1,6 @@
 # Lab 2, step 2: a tag mismatch in the swtags-brk kernel executes brk #0x9xx.
-# Follow the debug exception to the KASAN brk hook of series patch 17.
+# Follow the debug exception to 6.1's KASAN brk hook, kasan_handler (the
+# descendant of series patch 17's handler).
 break do_init_module
 continue
 kasan-modsyms

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * kasan_student: your own bug scenarios, lab 4's exercises 4.1 and 4.2.
+ * kasan_student: your own scenarios, lab 4's exercises 4.1 and 4.2 and lab
+ * 8's exercise 8.2.
  *
  * Run them with `make run SCENARIO=student-generic-only VARIANT=generic`
  * (and VARIANT=swtags); `make grade N=4` boots both kernels and reads the
@@ -72,11 +73,36 @@ static void student_tags_only(const char *scn)
 	/* END TODO */
 }
 
+/*
+ * Exercise 8.2: a pointer comparison (or subtraction) of two pointers with
+ * different tags, which the ptrcmp kernel's runtime must record (lab 8).
+ */
+static void student_ptrcmp(const char *scn)
+{
+	/* TODO 8.2: compare two kernel pointers that carry different tags */
+	/* STUB: pr_info("%s result nothing compared\n", scn); */
+	/*
+	 * The same memory through two tags: the object's pointer and its
+	 * untagged copy (tag 0xff) -- the "aliased" kind of lab 8.
+	 */
+	char *a = kmalloc(64, GFP_KERNEL), *u;
+
+	if (!a)
+		return;
+	u = kasan_reset_tag(a);
+	HIDE(u);
+	pr_info("%s result a_below_u=%d\n", scn, a < u);
+	kfree(a);
+	/* END TODO */
+}
+
 static const struct lab_scenario student_scenarios[] = {
 	{ "student-generic-only", student_generic_only,
 	  "exercise 4.1: reported by generic, missed by sw-tags" },
 	{ "student-tags-only", student_tags_only,
 	  "exercise 4.2: reported by sw-tags, missed by generic" },
+	{ "student-ptrcmp", student_ptrcmp,
+	  "exercise 8.2: a comparison of pointers with different tags" },
 };
 
 static int __init kasan_student_init(void)

@@ -12,6 +12,8 @@
  *   kt_exec=PROG   run /PROG (a static program in the initramfs) and wait
  *   kt_shell=1     start /bin/sh (busybox) on the console and wait for it
  *   kt_seed=N      the run's seed, handed to kasan_lab.ko as seed=N
+ *   kt_sh=FILE     run /FILE with /bin/sh (busybox; the shell initramfs)
+ *   kt_end_cat=F   print files, like kt_cat, after everything else
  *
  * It prints KT-INIT-START and KT-INIT-END markers that the host-side runner
  * (vm/kt.py) waits for, and powers the machine off.
@@ -182,6 +184,17 @@ static void spawn(const char *prog, const char *arg)
 		waitpid(pid, &status, 0);
 }
 
+/* A busybox script of the shell initramfs, between markers. */
+static void sh_item(const char *name)
+{
+	char path[128];
+
+	join(path, sizeof(path), "/", name);
+	say("KT-SH-BEGIN ", path, "");
+	spawn("/bin/sh", path);
+	say("KT-SH-END ", path, "");
+}
+
 static void exec_item(const char *name)
 {
 	char path[128];
@@ -222,8 +235,14 @@ int main(int argc, char **argv)
 	arg = param("kt_exec");
 	if (arg)
 		run_items(arg, exec_item);
+	arg = param("kt_sh");
+	if (arg)
+		run_items(arg, sh_item);
 	if (param("kt_shell"))
 		spawn("/bin/sh", NULL);
+	arg = param("kt_end_cat");
+	if (arg)
+		run_items(arg, cat_marked);
 
 	say("KT-INIT-END", NULL, NULL);
 	reboot(LINUX_REBOOT_CMD_POWER_OFF);

@@ -1,0 +1,101 @@
+"""Lab 8 grader: the ptrcmp kernel's sites, their table, and the exercises
+(classify three sites; a C comparison the runtime catches)."""
+import os
+import re
+import tomllib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SITE = re.compile(r"ptrcmp site count=(\d+) tags=([0-9a-f]{2}),([0-9a-f]{2}) at (\w+)\+")
+TOTAL = re.compile(r"ptrcmp sites=(\d+) lost=(\d+)")
+ROW = re.compile(r"^\s*(\d+)\s+([0-9a-f]{2},[0-9a-f]{2})\s+(\w+)\+\S+(?: \[\w+\])?\s+(\S+)\s+(\S+)")
+VERDICT = re.compile(r"^  (\w+)\s+(\S+)\s+(reproduced|not reproduced|not built here)")
+
+
+def load(name):
+    with open(os.path.join(HERE, name), "rb") as f:
+        return tomllib.load(f)
+
+
+def sites(text):
+    """{function: count} of the runtime's list in a serial log."""
+    out = {}
+    for m in SITE.finditer(text):
+        out[m.group(4)] = out.get(m.group(4), 0) + int(m.group(1))
+    return out
+
+
+def check_sites(run):
+    s = sites(run.serial)
+    total = TOTAL.search(run.serial)
+    return [
+        ("the KUnit suite ran on the ptrcmp kernel", "# kasan: pass:" in run.serial,
+         "no KUnit summary line"),
+        ("the busybox session ran to its end", "workload done" in run.serial,
+         "no 'workload done' line"),
+        ("the runtime listed its sites, none lost",
+         bool(total) and int(total.group(1)) > 0 and total.group(2) == "0",
+         total.group(0) if total else "no 'ptrcmp sites=' line"),
+        ("a site in lab_ptr_compare: the planted comparison of p with its untagged copy",
+         "lab_ptr_compare" in s, "sites: %s" % sorted(s)[:12]),
+        ("no site in lab_ptr_same_tag: two pointers with the same tag",
+         bool(s) and "lab_ptr_same_tag" not in s, "lab_ptr_same_tag is listed"),
+    ]
+
+
+def rows(host):
+    """[(count, tags, function, file:line, kind)] of sites.py's table."""
+    out = []
+    for ln in host.splitlines():
+        m = ROW.match(ln)
+        if m:
+            out.append((int(m.group(1)), m.group(2), m.group(3), m.group(4), m.group(5)))
+    return out
+
+
+def verdicts(host):
+    return {m.group(1): m.group(3) for m in map(VERDICT.match, host.splitlines()) if m}
+
+
+def check_table(run):
+    r, v = rows(run.host), verdicts(run.host)
+    names = [f["name"] for f in load("functions.toml")["function"]]
+    return [
+        ("every site symbolized to file:line", bool(r) and all(x[3] != "?" for x in r),
+         "unresolved: %s" % [x[2] for x in r if x[3] == "?"][:6]),
+        ("every function of the cover letter's list has a verdict",
+         sorted(v) == sorted(names), "verdicts for %s" % sorted(v)),
+        ("the planted comparison is in the table (lab_ptr_compare)",
+         any(x[2] == "lab_ptr_compare" for x in r), "no lab_ptr_compare row"),
+    ]
+
+
+def ex_classify(run, _runs):
+    """Three sites of the run, classified by the student as the lab does."""
+    try:
+        with open(os.path.join(HERE, "student", "classify.toml"), "rb") as f:
+            mine = tomllib.load(f).get("site", [])
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        return [("student/classify.toml reads", False, str(e))]
+    kinds = {f["name"]: f["kind"] for f in load("functions.toml")["function"]}
+    try:
+        kinds.update({a["function"]: a["kind"] for a in load("answers.toml")["site"]})
+    except OSError:
+        return [("the lab's own classification (answers.toml) is here", False,
+                 "make grade-class grades this exercise in the teacher's tree")]
+    found = {x[2] for x in rows(run.host)}
+    res = []
+    for s in mine:
+        fn, kind = s.get("function", ""), s.get("kind", "")
+        res.append(("%s: a site of this run, classified %r" % (fn, kind),
+                    fn in found and kinds.get(fn) == kind,
+                    "not a site of this run" if fn not in found else
+                    "you said %r" % kind))
+    if len(mine) != 3:
+        res.append(("three sites", False, "%d in classify.toml" % len(mine)))
+    return res
+
+
+def ex_student_ptrcmp(run, _runs):
+    s = sites(run.serial)
+    return [("the runtime recorded your comparison in student_ptrcmp",
+             "student_ptrcmp" in s, "sites: %s" % sorted(s))]
