@@ -94,8 +94,8 @@ def main(argv):
         where = loc[len(s["frame"]):].strip().split()[0] if loc != s["frame"] else "?"
         fns = [s["function"]] + [n for n in names if n != s["function"]]
         kind = next((table[f] for f in fns if f in table), "unclassified")
-        print("%7d  %-5s  %-44s  %-34s  %s" % (s["count"], s["tags"], s["frame"][:44],
-                                                where[:34], kind))
+        print("%7d  %-5s  %-44s  %-34s  %s"
+              % (s["count"], s["tags"], s["frame"][:44], where[:34], kind))
         if names and names[0] != s["function"]:
             print("%7s  %-5s    inlined: %s" % ("", "", " <- ".join(names)))
         for fn in set(fns):
