@@ -68,3 +68,11 @@ def test_first_difference_names_the_line():
     assert check.first_difference("a\nb\n", "a\nb\n") == ""
     assert check.first_difference("a\nb", "a\nc").startswith("line 2 of 2/2: 'b' / 'c'")
     assert check.first_difference("a", "a\nb").startswith("line 2 of 1/2")
+
+
+def test_a_long_transcript_line_is_wrapped_and_counted():
+    from Documentation.tools import gensite
+    lines, n = gensite.wrap_lines(["x" * (2 * gensite.WIDTH + 5), "short"])
+    assert n == 1 and lines[-1] == "short"
+    assert all(len(ln) <= gensite.WIDTH + len(gensite.CONT) for ln in lines)
+    assert "".join(ln.replace(gensite.CONT, "") for ln in lines[:-1]) == "x" * (2 * gensite.WIDTH + 5)

@@ -588,6 +588,24 @@ def page_kasan_compare(p19, text61, ver):
 
 # --------------------------------------------------------------- transcripts
 
+WIDTH = 100       # a transcript line wider than the page is wrapped here
+CONT = "    \u21aa "  # and goes on on the next line after this mark
+
+
+def wrap_lines(lines):
+    """(lines, how many were wrapped): each line cut at WIDTH characters,
+    the rest on lines that start with CONT."""
+    out, n = [], 0
+    for ln in lines:
+        if len(ln) > WIDTH:
+            n += 1
+        while len(ln) > WIDTH:
+            out.append(ln[:WIDTH])
+            ln = CONT + ln[WIDTH:]
+        out.append(ln)
+    return out, n
+
+
 def transcripts():
     """Snippets for every transcript a lab page asks for; report missing ones."""
     missing = []
@@ -597,6 +615,10 @@ def transcripts():
             src = os.path.join(TRANSCRIPTS, d, step + ".txt")
             if os.path.exists(src):
                 hdr, body = labdata.split_transcript(open(src, errors="replace").read())
+                body, wrapped = wrap_lines(body)
+                if wrapped:
+                    hdr.append("shown: %d lines longer than %d characters wrapped (%s)"
+                               % (wrapped, WIDTH, CONT.strip()))
                 meta = "".join("   | %s\n" % rst_escape(h) for h in hdr)
                 snippet = (".. container:: kt-transcript\n\n   .. rubric:: Captured output\n\n"
                            "%s\n%s\n" % (meta if meta else "", indent(
