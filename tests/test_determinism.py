@@ -76,3 +76,11 @@ def test_a_long_transcript_line_is_wrapped_and_counted():
     assert n == 1 and lines[-1] == "short"
     assert all(len(ln) <= gensite.WIDTH + len(gensite.CONT) for ln in lines)
     assert "".join(ln.replace(gensite.CONT, "") for ln in lines[:-1]) == "x" * (2 * gensite.WIDTH + 5)
+
+
+def test_a_console_session_lets_an_idle_guest_sleep():
+    m = qemu.MACHINES["virt"]
+    argv = m.argv("Image", "initrd", "x", interactive=True, seed=1)
+    assert argv[argv.index("-icount") + 1] == "shift=0,sleep=on"
+    argv = m.argv("Image", "initrd", "x", interactive=True, seed=1, rr=("replay", "/r"))
+    assert argv[argv.index("-icount") + 1].startswith("shift=0,sleep=off,rr=replay")
