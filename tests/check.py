@@ -108,7 +108,8 @@ def check_variant(variant, mode):
     names = list(scenarios.load_expected()) if mode else []
     os.makedirs(OUT, exist_ok=True)
     log = os.path.join(OUT, "%s.log" % variant)
-    b, secs = timed(vm.boot, bdir, vm.scenario_cmdline(",".join(names)), 300, log)
+    b, secs = timed(lambda: vm.boot(bdir, vm.scenario_cmdline(",".join(names)), 300, log,
+                                    cache=True))
     if isinstance(b, vm.KtError):
         record("boot %s" % variant, False, str(b), secs)
         return
@@ -117,8 +118,9 @@ def check_variant(variant, mode):
            () if b.ok else b.tail(30).splitlines())
     if b.ok and mode:
         # The same boot again (vm/qemu.py: ICOUNT, the run's seed).
-        again, secs = timed(vm.boot, bdir, vm.scenario_cmdline(",".join(names)), 300,
-                            os.path.join(OUT, "%s.again.log" % variant))
+        again, secs = timed(lambda: vm.boot(bdir, vm.scenario_cmdline(",".join(names)), 300,
+                                            os.path.join(OUT, "%s.again.log" % variant),
+                                            cache=False))
         diff = first_difference(b.text, again.text if isinstance(again, vm.Boot) else str(again))
         record("reproducible: the %s boot (KUnit suite, every scenario) twice, the same "
                "serial log byte for byte" % variant, not diff, diff, secs)
@@ -133,6 +135,15 @@ def check_variant(variant, mode):
         return
     for name, errs in scenarios.check_log(b.text, mode, names):
         record("scenario %s on %s" % (name, variant), not errs, "; ".join(errs))
+
+
+def kept_env():
+    """The environment of a check whose runs may be read from earlier runs of
+    the same inputs (vm/runcache.py): the graders and the page commands.
+    The checks of determinism itself never get it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    env["KASAN_TAGS_RUNCACHE"] = "1"
+    return env
 
 
 def first_difference(a, b):
@@ -617,7 +628,7 @@ def run_grade():
     if os.path.exists(out):
         os.unlink(out)
     p = subprocess.run([PY, "-m", "labs.grade", "--out", out], cwd=REPO,
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=kept_env())
     for ln in p.stdout.splitlines():
         if ln.startswith("BAD") or ln.startswith("     logs"):
             print("    " + ln)
@@ -684,7 +695,7 @@ def check_page_commands():
             continue
         t0 = time.time()
         if command not in done:
-            done[command] = pc.run_command(command)
+            done[command] = pc.run_command(command, env=kept_env())
         ok, why = done[command]
         if how == "fails":
             record("page command %s:%d (shows a failure, kt-fails): %s" % (page, line, command),
@@ -730,7 +741,7 @@ def check_handout(n_exercises):
     record("handout: no solution text in the student tree", not found,
            "%d found" % len(found), 0, found[:10])
     t0 = time.time()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    env = dict(kept_env())
     out = os.path.join(OUT, "handout-check.out")
     with open(out, "w") as f:
         child = proc.spawn(["make", "-s", "check"], cwd=dest, env=env, stdout=f,
@@ -773,7 +784,7 @@ def check_grade_class():
     with open(os.path.join(bob, "labs/01-tag-assignment/check.py"), "a") as f:
         f.write("\n\ndef ex_tag_helpers(run, runs):\n    return [('tampered', True, '')]\n")
     results = os.path.join(top, "results")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    env = dict(kept_env())
     log = os.path.join(top, "grade-class.out")
     with open(log, "w") as f:
         child = proc.spawn(["make", "-s", "-C", REPO, "grade-class", "CLASS=" + trees,

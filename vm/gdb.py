@@ -20,7 +20,9 @@ from vm.base import REPO, KtError
 from vm.cache import cache_root
 from vm.initramfs import build_initramfs
 from vm.kbuild import kt_dir, vmlinux
-from vm.qemu import Boot, collect, free_port, full_cmdline, qemu_cmd, start, wait_port
+from vm import runcache
+from vm.qemu import (Boot, collect, free_port, full_cmdline, qemu_cmd, replayed, seed_of, start,
+                     wait_port)
 
 LOADER = os.path.join(REPO, "gdb-scripts", "kasan.py")
 
@@ -145,13 +147,31 @@ def boot_gdb(bdir: str, gdb_file: str, cmdline: str = "", timeout: float = 300,
              log_path: Optional[str] = None,
              on_gdb: Optional[Callable[[int], None]] = None,
              initrd: Optional[str] = None,
-             rr: Optional[Tuple[str, str]] = None) -> Tuple[Boot, str]:
+             rr: Optional[Tuple[str, str]] = None,
+             cache: Optional[bool] = None) -> Tuple[Boot, str]:
     """Boot halted under a gdb stub and run `gdb-multiarch -batch -x gdb_file`.
 
     Returns (Boot, gdb transcript).  When gdb ends it detaches and the VM
     runs on to the end marker; both have the same timeout and both are
     killed by PID whatever happens.  on_gdb(pid) is told gdb's PID."""
     log_path = log_path or kt_dir(bdir, "gdb-boot.log")
+    gdb_txt = os.path.splitext(log_path)[0] + ".gdb.txt"
+    # A kept run (vm/runcache.py): its QEMU argv (with the stub), the gdb
+    # file, gdb and what gdb loads.  A replay keys its recording by these
+    # too, so it is kept like a boot.
+    k = None
+    initrd = initrd or build_initramfs(bdir)
+    argv = qemu_cmd(bdir, initrd, full_cmdline(cmdline), 1, rr=rr)
+    if (runcache.enabled() if cache is None else cache) and not on_gdb and \
+            seed_of(argv).isdigit():
+        k = runcache.key(argv,
+                         runcache.gdb_extra(gdb_file) + ["rr" if rr else "boot"])
+        kept = runcache.get(k)
+        if kept:
+            b = replayed(argv, log_path, kept[0], kept[1]["status"], False)
+            with open(gdb_txt, "w") as f:
+                f.write(kept[1]["gdb"])
+            return b, kept[1]["gdb"]
     out = {"text": b""}
     try:
         with halted_vm(bdir, cmdline, serial=log_path, pipe=True, initrd=initrd,
@@ -166,8 +186,10 @@ def boot_gdb(bdir: str, gdb_file: str, cmdline: str = "", timeout: float = 300,
         b = Boot(log_path, "", "exit", 0.0)
         out["text"] = ("kt: %s\n" % e).encode()
     text = out["text"].decode(errors="replace")
-    with open(os.path.splitext(log_path)[0] + ".gdb.txt", "w") as f:
+    with open(gdb_txt, "w") as f:
         f.write(text)
+    if k and b.status != "timeout" and "kt: gdb timed out" not in text:
+        runcache.put(k, b.raw, {"status": b.status, "gdb": text})
     return b, text
 
 

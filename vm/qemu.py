@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
-from vm import proc, qemupkg
+from vm import proc, qemupkg, runcache
 from vm.base import KtError, log
 from vm.kbuild import image, kernel_info, kt_dir
 from vm.initramfs import build_initramfs
@@ -225,11 +225,14 @@ def qemu_cmd(bdir: str, initrd: str, cmdline: str, gdb_port: Optional[int] = Non
 
 
 class Boot:
-    """The result of one boot: the serial log and how it ended."""
+    """The result of one boot: the serial log and how it ended (raw: the
+    serial bytes as QEMU wrote them; cached: read from vm/runcache.py)."""
 
-    def __init__(self, log_path: str, text: str, status: str, seconds: float):
+    def __init__(self, log_path: str, text: str, status: str, seconds: float,
+                 raw: bytes = b"", cached: bool = False):
         self.log_path, self.text, self.status, self.seconds = \
             log_path, text, status, seconds
+        self.raw, self.cached = raw, cached
 
     @property
     def ok(self) -> bool:
@@ -305,24 +308,59 @@ def collect(p: "subprocess.Popen[bytes]", cmd: List[str], log_path: str, timeout
     sel.close()
     proc.reap(p)
     text = buf.decode(errors="replace").replace("\r\n", "\n")
-    return Boot(log_path, text, status or status_of(text), time.time() - t0)
+    return Boot(log_path, text, status or status_of(text), time.time() - t0, bytes(buf))
+
+
+def replayed(cmd: List[str], log_path: str, raw: bytes, status: str, echo: bool) -> Boot:
+    """A kept run (vm/runcache.py) as if it had run now: its log written,
+    its console echoed."""
+    os.makedirs(os.path.dirname(log_path), exist_ok=True)
+    with open(log_path, "wb") as lf:
+        lf.write(("# kt boot: %s\n# kt seed: %s\n# kt kept: the output of an earlier run "
+                  "of the same inputs (KASAN_TAGS_RUNCACHE=1)\n"
+                  % (" ".join(cmd), seed_of(cmd))).encode())
+        lf.write(raw)
+    if echo:
+        sys.stdout.write(raw.decode(errors="replace"))
+        sys.stdout.flush()
+    text = raw.decode(errors="replace").replace("\r\n", "\n")
+    return Boot(log_path, text, status, 0.0, raw, cached=True)
+
+
+def cacheable(cmd: List[str]) -> bool:
+    """A run worth keeping: deterministic (icount and a seed), no recording."""
+    return seed_of(cmd).isdigit() and not any(",rr=" in a for a in cmd)
 
 
 def boot(bdir: str, cmdline: str = "", timeout: float = 300, log_path: Optional[str] = None,
          echo: bool = False, initrd: Optional[str] = None, gdb_port: Optional[int] = None,
          on_start: Optional[Callable[["subprocess.Popen[bytes]"], None]] = None,
          shell_input: Optional[str] = None, params: Optional[QemuParams] = None,
-         rr: Optional[Tuple[str, str]] = None) -> Boot:
+         rr: Optional[Tuple[str, str]] = None, cache: Optional[bool] = None) -> Boot:
     """Boot a kernel non-interactively; return a Boot.
 
     status: ok (reached END_MARK, QEMU exited), panic, timeout, or exit
-    (QEMU ended without the end marker)."""
+    (QEMU ended without the end marker).  cache: read and keep the run in
+    vm/runcache.py (None: as KASAN_TAGS_RUNCACHE says; never for a run that
+    is watched, typed into or recorded)."""
     log_path = log_path or kt_dir(bdir, "boot.log")
-    p, cmd = start(bdir, cmdline, initrd, gdb_port, stdin_pipe=bool(shell_input),
-                   params=params, rr=rr)
+    initrd = initrd or build_initramfs(bdir)
+    cmd = qemu_cmd(bdir, initrd, full_cmdline(cmdline), gdb_port, params=params, rr=rr)
+    k = None
+    if (runcache.enabled() if cache is None else cache) and cacheable(cmd) and \
+            not (gdb_port or on_start or shell_input):
+        k = runcache.key(cmd)
+        kept = runcache.get(k)
+        if kept:
+            return replayed(cmd, log_path, kept[0], kept[1]["status"], echo)
+    p = proc.spawn(cmd, stdin=subprocess.PIPE if shell_input else subprocess.DEVNULL,
+                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     if on_start:
         on_start(p)
-    return collect(p, cmd, log_path, timeout, echo, shell_input)
+    b = collect(p, cmd, log_path, timeout, echo, shell_input)
+    if k and b.status != "timeout":
+        runcache.put(k, b.raw, {"status": b.status})
+    return b
 
 
 def qemu_version(params: Optional[QemuParams] = None) -> str:

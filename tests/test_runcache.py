@@ -1,0 +1,41 @@
+"""Runs kept by their inputs (vm/runcache.py): what the key follows."""
+import vm
+from vm import runcache
+
+
+def test_the_key_follows_file_contents_not_names_or_ports(tmp_path, monkeypatch):
+    monkeypatch.setenv("KASAN_TAGS_CACHE", str(tmp_path / "c"))
+    img, img2 = tmp_path / "Image", tmp_path / "Image2"
+    img.write_bytes(b"kernel")
+    img2.write_bytes(b"kernel")
+    argv = ["qemu-system-aarch64", "-kernel", str(img), "-gdb", "tcp:127.0.0.1:1234", "-seed", "1"]
+    k = runcache.key(argv)
+    assert runcache.key([a.replace(str(img), str(img2)) for a in argv]) == k, "same content"
+    assert runcache.key([a.replace("1234", "5678") for a in argv]) == k, "the port is left out"
+    assert runcache.key([a.replace("-seed", "-seed").replace("1", "2") if a == "1" else a
+                         for a in argv]) != k, "the seed is in"
+    img.write_bytes(b"kernel, rebuilt")
+    assert runcache.key(argv) != k, "a rebuilt kernel is another run"
+    assert runcache.key(argv, ["gdb file A"]) != runcache.key(argv, ["gdb file B"])
+
+
+def test_a_kept_run_is_read_back(tmp_path, monkeypatch):
+    monkeypatch.setenv("KASAN_TAGS_CACHE", str(tmp_path))
+    assert runcache.get("nothing") is None
+    runcache.put("k1", b"serial\r\n", {"status": "ok"})
+    assert runcache.get("k1") == (b"serial\r\n", {"status": "ok"})
+
+
+def test_opt_in(monkeypatch):
+    monkeypatch.delenv("KASAN_TAGS_RUNCACHE", raising=False)
+    assert not runcache.enabled()
+    monkeypatch.setenv("KASAN_TAGS_RUNCACHE", "1")
+    assert runcache.enabled()
+
+
+def test_only_deterministic_unrecorded_runs_are_kept():
+    from vm.qemu import cacheable
+    m = vm.MACHINES["virt"]
+    assert cacheable(m.argv("Image", "initrd", "x", seed=1))
+    assert not cacheable(m.realtime().argv("Image", "initrd", "x"))
+    assert not cacheable(m.argv("Image", "initrd", "x", seed=1, rr=("record", "/r")))

@@ -1,0 +1,96 @@
+"""Runs kept by their inputs: a deterministic boot (vm/qemu.py: ICOUNT, the
+seed) is a function of the QEMU it runs on, its kernel, initramfs, command
+line and seed -- and, under gdb, of the gdb command file and everything
+gdb loads -- so its output can be kept and read again instead of booting
+again when none of them changed.
+
+Opt-in: KASAN_TAGS_RUNCACHE=1.  `make check` sets it for the graders, the
+handout's own check and the page commands; the checks of determinism
+itself (the same boot twice, make run with two seeds, a published
+transcript run again, the recording) and every interactive session always
+boot.  A timeout is never kept.
+
+    CACHE/runs/<key>.serial   the raw serial bytes
+    CACHE/runs/<key>.json     how the run ended (and a gdb run's transcript)
+"""
+
+import json
+import os
+import re
+import shutil
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from vm import cache
+from vm.base import REPO, sha256_file, sha256_text
+
+PORT = re.compile(r"tcp:127\.0\.0\.1:\d+")
+# What gdb loads besides the command file: the project's gdb commands and
+# the labs' gdb files, helpers and the student's files they source.
+GDB_INPUTS = ("gdb-scripts", "labs")
+_sha: Dict[Tuple[str, int, int], str] = {}
+
+
+def enabled() -> bool:
+    return os.environ.get("KASAN_TAGS_RUNCACHE") == "1"
+
+
+def file_sha(path: str) -> str:
+    st = os.stat(path)
+    k = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+    if k not in _sha:
+        _sha[k] = sha256_file(path)
+    return _sha[k]
+
+
+def tree_sha(top: str) -> str:
+    """One hash of every file below `top` (names and contents)."""
+    parts = []
+    for root, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", ".git"))
+        for f in sorted(files):
+            path = os.path.join(root, f)
+            parts.append("%s %s" % (os.path.relpath(path, top), file_sha(path)))
+    return sha256_text(*parts)
+
+
+def key(argv: Sequence[str], extra: Sequence[str] = ()) -> str:
+    """The inputs of a run: QEMU's argv with each file named by its content
+    (the gdb port left out), QEMU's own binary, and `extra`."""
+    parts: List[str] = []
+    for a in argv:
+        parts.append("file " + file_sha(a) if os.path.isfile(a) else PORT.sub("tcp:PORT", a))
+    exe = shutil.which(argv[0]) or argv[0]
+    parts.append("binary " + (file_sha(exe) if os.path.isfile(exe) else exe))
+    return sha256_text(*parts, *extra)[:24]
+
+
+def gdb_extra(gdb_file: str) -> List[str]:
+    """What a gdb run depends on besides QEMU's: its command file, gdb, and
+    the files gdb may load from this checkout."""
+    exe = shutil.which("gdb-multiarch") or "gdb-multiarch"
+    return ["gdb " + file_sha(exe), "file " + file_sha(gdb_file)] + \
+        ["tree %s %s" % (d, tree_sha(os.path.join(REPO, d))) for d in GDB_INPUTS]
+
+
+def path(k: str, ext: str) -> str:
+    return os.path.join(cache.cache_root(), "runs", k + ext)
+
+
+def get(k: str) -> Optional[Tuple[bytes, Dict[str, Any]]]:
+    try:
+        with open(path(k, ".json")) as f:
+            meta: Dict[str, Any] = json.load(f)
+        with open(path(k, ".serial"), "rb") as f:
+            return f.read(), meta
+    except (OSError, ValueError):
+        return None
+
+
+def put(k: str, raw: bytes, meta: Dict[str, Any]) -> None:
+    os.makedirs(os.path.dirname(path(k, "")), exist_ok=True)
+    with open(path(k, ".serial.tmp"), "wb") as f:
+        f.write(raw)
+    os.replace(path(k, ".serial.tmp"), path(k, ".serial"))
+    with open(path(k, ".json.tmp"), "w") as f:
+        json.dump(meta, f)
+    os.replace(path(k, ".json.tmp"), path(k, ".json"))
