@@ -24,7 +24,7 @@ export SEED
 
 # What `make lint` reads: every Python file and shell script of the checkout.
 SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode labs/02-brk-dispatch/count-checks.sh
-TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py \
+TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py vm/record.py vm/runcache.py \
 	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py labs/handout.py bench/table.py \
 	Documentation/tools/pictures.py Documentation/tools/provenance.py
 

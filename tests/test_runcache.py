@@ -8,7 +8,8 @@ def test_the_key_follows_file_contents_not_names_or_ports(tmp_path, monkeypatch)
     img, img2 = tmp_path / "Image", tmp_path / "Image2"
     img.write_bytes(b"kernel")
     img2.write_bytes(b"kernel")
-    argv = ["qemu-system-aarch64", "-kernel", str(img), "-gdb", "tcp:127.0.0.1:1234", "-seed", "1"]
+    argv = [vm.MACHINES["virt"].binary, "-kernel", str(img), "-gdb", "tcp:127.0.0.1:1234",
+            "-seed", "1"]
     k = runcache.key(argv)
     assert runcache.key([a.replace(str(img), str(img2)) for a in argv]) == k, "same content"
     assert runcache.key([a.replace("1234", "5678") for a in argv]) == k, "the port is left out"

@@ -176,13 +176,13 @@ def _build_initramfs(bdir: str, name: str, shell: bool) -> str:
     out = kt_dir(bdir, "initramfs-%s.cpio" % name)
     with open(out + ".list", "w") as f:
         f.write("\n".join(spec) + "\n")
-    with open(out + ".tmp", "wb") as f:
+    with open(out + ".tmp", "wb") as cpio:
         # -t: one mtime for every file.  The kernel's unpacking of the
         # archive takes a few more or fewer instructions with other mtimes,
         # which moves every later timestamp of a deterministic boot: a
         # rebuilt module must give the same bytes (vm/qemu.py: ICOUNT).
         p = subprocess.run([os.path.join(bdir, "usr/gen_init_cpio"), "-t", str(CPIO_MTIME),
-                            out + ".list"], stdout=f)
+                            out + ".list"], stdout=cpio)
     if p.returncode:
         raise KtError("gen_init_cpio failed for %s" % out)
     os.replace(out + ".tmp", out)
