@@ -137,3 +137,20 @@ def test_outcome_classes():
     ended = "Booting Linux\nKT-INIT-START\nKT-INIT-END"
     assert outcome(ended, None) is None  # a boot that ends needs its control
     assert outcome(ended, ended) == "same"
+
+
+@solution_only
+def test_lab8_table_shows_the_exercise_not_its_answer():
+    """The student site shows sites.py's table: an exercise 8.1 site is
+    printed as the exercise, never with the kind the student must find."""
+    import importlib.util
+    path = os.path.join(REPO, "labs", "08-pointer-compare", "sites.py")
+    spec = importlib.util.spec_from_file_location("lab8_sites", path)
+    sites = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sites)
+    answers = LABS["08"].module.load("answers.toml")["site"]
+    asked = [a for a in answers if a.get("exercise")]
+    assert len(asked) == 3
+    shown = sites.kinds()
+    for a in asked:
+        assert shown[a["function"]] == "exercise-8.1", a

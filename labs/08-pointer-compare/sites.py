@@ -48,7 +48,10 @@ def kinds():
     a handout has no answers.toml: exercise 8.1 is to write them)."""
     out = {f["name"]: f["kind"] for f in load("functions.toml")["function"]}
     try:
-        out.update({c["function"]: c["kind"] for c in load("answers.toml")["site"]})
+        # an exercise's sites show the exercise, not its answer: the
+        # student site is built from this output
+        out.update({c["function"]: "exercise-" + c["exercise"] if c.get("exercise")
+                    else c["kind"] for c in load("answers.toml")["site"]})
     except OSError:
         pass
     return out
