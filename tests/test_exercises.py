@@ -21,7 +21,7 @@ solution_only = pytest.mark.skipif(os.path.exists(os.path.join(REPO, "labs", "HA
                                    reason="a student tree has no solutions")
 EXERCISES = [(x.folder, ex) for x in LABS.values() for ex in x.exercises]
 # Exercises whose answer is a file the check reads (the stub must be BAD).
-READ_AT_GRADING = {"1.1", "1.2", "2.1", "3.1", "3.2", "3.3", "5.1", "5.2", "5.3", "5.4", "5.5"}
+READ_AT_GRADING = {"1.1", "1.2", "2.1", "3.1", "3.2", "3.3", "5.1", "5.2", "5.3", "5.4", "5.5", "8.1"}
 # (exercise, step, kind, regex, replacement): each must turn the check BAD.
 ALTER = [
     ("1.3", "ex-tagstop", "gdb", r"^(memory tag: )([0-9a-f]{2})$", r"\g<1>zz"),
