@@ -57,6 +57,37 @@ def kinds():
     return out
 
 
+# The kind of a site nobody classified, read off its source line: the
+# reasoning of the lab page's "The kinds", as rules.
+LINE_KINDS = (("identity", "for list iteration (the head is another object) and == / !="),
+              ("ordering", "for < <= > >= between pointers"))
+
+
+def source_line(tree, where):
+    """The text of file:line in the kernel tree, or ""."""
+    m = re.match(r"^(\S+):(\d+)$", where)
+    if not m or m.group(2) == "0":
+        return ""
+    try:
+        with open(os.path.join(tree, m.group(1)), errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return ""
+    n = int(m.group(2))
+    return lines[n - 1] if 0 < n <= len(lines) else ""
+
+
+def kind_of_line(line):
+    """identity, ordering or unclassified, by LINE_KINDS."""
+    code = re.sub(r"->|<<|>>", " ", line.split("//")[0])
+    if re.search(r"\blist_(for_each|entry_is_head|empty|is_head)", code) or \
+            re.search(r"[=!]=", code):
+        return "identity"
+    if re.search(r"[<>]=?", code):
+        return "ordering"
+    return "unclassified"
+
+
 def symbols(vmlinux):
     """The function names vmlinux defines (llvm-nm)."""
     p = subprocess.run(["llvm-nm", "--defined-only", vmlinux], capture_output=True, text=True)
@@ -89,20 +120,20 @@ def main(argv):
     finally:
         sym.close()
     table = kinds()
-    print("ptrcmp: %d sites, %d lost (the runtime's table was %s)" % (
-        total[0], total[1], "full" if total[1] else "large enough"))
-    print("%7s  %-5s  %-44s  %-34s  %s" % ("count", "tags", "site", "file:line", "kind"))
-    seen = {}
+    tree = os.path.join(os.path.dirname(vmlinux), "source")
+    rows, seen, by_line = [], {}, 0
     for s, loc, names in sorted(zip(sites, located, inlined), key=lambda x: -x[0]["count"]):
         where = loc[len(s["frame"]):].strip().split()[0] if loc != s["frame"] else "?"
         fns = [s["function"]] + [n for n in names if n != s["function"]]
-        kind = next((table[f] for f in fns if f in table), "unclassified")
-        print("%7d  %-5s  %-44s  %-34s  %s"
-              % (s["count"], s["tags"], s["frame"][:44], where[:34], kind))
-        if names and names[0] != s["function"]:
-            print("%7s  %-5s    inlined: %s" % ("", "", " <- ".join(names)))
+        kind = next((table[f] for f in fns if f in table), None)
+        if kind is None:
+            kind = kind_of_line(source_line(tree, where))
+            by_line += kind != "unclassified"
+        rows.append((s, where, names, kind))
         for fn in set(fns):
             seen[fn] = seen.get(fn, 0) + 1
+    print("ptrcmp: %d sites, %d lost (the runtime's table was %s)" % (
+        total[0], total[1], "full" if total[1] else "large enough"))
     print("\nThe cover letter's list, on this kernel:")
     defined = symbols(vmlinux)
     for f in load("functions.toml")["function"]:
@@ -116,6 +147,14 @@ def main(argv):
         else:
             verdict = "not built here (no symbol in vmlinux)"
         print("  %-28s %-16s %s" % (f["name"], f["kind"], verdict))
+    print("\nThe sites, most frequent first (%d kinds read off the source line: %s)"
+          % (by_line, "; ".join("%s %s" % (k, why) for k, why in LINE_KINDS)))
+    print("%7s  %-5s  %-44s  %-34s  %s" % ("count", "tags", "site", "file:line", "kind"))
+    for s, where, names, kind in rows:
+        print("%7d  %-5s  %-44s  %-34s  %s"
+              % (s["count"], s["tags"], s["frame"][:44], where[:34], kind))
+        if names and names[0] != s["function"]:
+            print("%7s  %-5s    inlined: %s" % ("", "", " <- ".join(names)))
     return 0
 
 
