@@ -154,3 +154,17 @@ def test_lab8_table_shows_the_exercise_not_its_answer():
     shown = sites.kinds()
     for a in asked:
         assert shown[a["function"]] == "exercise-8.1", a
+
+
+def test_lab8_kinds_read_off_a_source_line():
+    import importlib.util
+    path = os.path.join(REPO, "labs", "08-pointer-compare", "sites.py")
+    spec = importlib.util.spec_from_file_location("lab8_sites_rules", path)
+    sites = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sites)
+    assert sites.kind_of_line("\tlist_for_each_entry(k, &kset->list, entry) {") == "identity"
+    assert sites.kind_of_line("\tif (task != stopper->thread)") == "identity"
+    assert sites.kind_of_line("\tif (inode1 > inode2)") == "ordering"
+    assert sites.kind_of_line("\tx = p->next;") == "unclassified", "-> is not a comparison"
+    assert sites.kind_of_line("\ty = a << 2;") == "unclassified"
+    assert sites.source_line("/nonexistent", "mm/x.c:0") == ""
