@@ -137,9 +137,18 @@ def test_a_variant_tree_is_the_pristine_tree_with_its_patches(tmp_path):
 def test_key_follows_patches(tmp_path, monkeypatch):
     monkeypatch.setattr(cache, "tarball_sha", lambda p: "0" * 64)
     monkeypatch.setattr(cache, "tarball", lambda: "/usr/src/linux-source-6.1.tar.xz")
+    patch = tmp_path / "01-x.patch"
+    patch.write_text("one\n")
+    monkeypatch.setattr(kbuild, "resolve_variant", lambda v: ([], [str(patch)]))
     k1 = kbuild.build_key("exp-no-tbi")
-    patches = variant.resolve_variant("exp-no-tbi")[1]
-    text = open(patches[0]).read()
-    monkeypatch.setattr(kbuild, "open", lambda p, *a, **k: __import__("io").StringIO(
-        text + "\n" if p == patches[0] else open(p).read()), raising=False)
-    assert kbuild.build_key("exp-no-tbi") != k1
+    patch.write_text("two\n")
+    assert kbuild.build_key("exp-no-tbi") != k1, "a changed patch is another kernel"
+
+
+def test_a_variant_s_plugin_flag_comes_from_its_fragments(monkeypatch):
+    """An imported build (make import) has no record of how it was built but
+    its name: the plugin flag of lab 8's modules follows the variant."""
+    monkeypatch.setattr(kbuild, "build_plugin", lambda src: "/p/" + os.path.basename(src))
+    assert kbuild.extra_kcflags("/c/build/ptrcmp-0123/obj") == "-fpass-plugin=/p/ptrcmp.cpp"
+    assert kbuild.extra_kcflags("/c/build/swtags-0123/obj") == ""
+    assert kbuild.extra_kcflags("/c/build/nosuchvariant-0123/obj") == ""

@@ -165,7 +165,7 @@ def boot_gdb(bdir: str, gdb_file: str, cmdline: str = "", timeout: float = 300,
     if (runcache.enabled() if cache is None else cache) and not on_gdb and \
             seed_of(argv).isdigit():
         k = runcache.key(argv,
-                         runcache.gdb_extra(gdb_file) + ["rr" if rr else "boot"])
+                         runcache.gdb_extra(gdb_file, vmlinux(bdir)) + ["rr" if rr else "boot"])
         kept = runcache.get(k)
         if kept:
             b = replayed(argv, log_path, kept[0], kept[1]["status"], False)

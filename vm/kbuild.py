@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Tuple
 from vm import cache
 from vm.base import REPO, KtError, Lock, log, run, sha256_file, sha256_text
 from vm.variant import (Arch, arch_of, config_mismatches, fragment_options, inherited_directive,
-                        resolve_variant)
+                        resolve_variant, variants)
 
 # Bump when the build recipe below changes in a way that changes outputs.
 RECIPE = "4"
@@ -87,18 +87,15 @@ def build_plugin(source: str) -> str:
     return out
 
 
-def kcflags_file(bdir: str) -> str:
-    """kt-kcflags in a build dir: the compiler flags a variant adds (its
-    plugin), for the kernel and for the out-of-tree modules built for it."""
-    return os.path.join(bdir, "kt-kcflags")
-
-
 def extra_kcflags(bdir: str) -> str:
-    try:
-        with open(kcflags_file(bdir)) as f:
-            return f.read().strip()
-    except OSError:
+    """The compiler flags a build's variant adds (its plugin, lab 8), for the
+    kernel and for the out-of-tree modules built for it: from the variant's
+    fragments, so that an imported build (vm.dist) gets them too."""
+    variant = os.path.basename(os.path.dirname(bdir.rstrip("/"))).rsplit("-", 1)[0]
+    if variant not in variants():
         return ""
+    plugin = plugin_source(variant)
+    return "-fpass-plugin=" + build_plugin(plugin) if plugin else ""
 
 
 def build_key(variant: str) -> str:
@@ -292,9 +289,6 @@ def build_kernel(variant: str) -> str:
         src, _ = cache.pristine_tree()
         src = cache.variant_tree(os.path.dirname(bdir), src, patches)
         os.makedirs(bdir, exist_ok=True)
-        plugin = plugin_source(variant)
-        with open(kcflags_file(bdir), "w") as f:
-            f.write("-fpass-plugin=%s\n" % build_plugin(plugin) if plugin else "")
         blog = os.path.join(bdir, "kt-build.log")
         t0, cc0 = time.time(), ccache_counts()
         log("building %s kernel in %s (log: %s)" % (variant, bdir, blog))

@@ -265,9 +265,14 @@ def start(bdir: str, cmdline: str, initrd: Optional[str] = None,
     """Start QEMU (halted if gdb_port) with its serial console on a pipe."""
     cmd = qemu_cmd(bdir, initrd or build_initramfs(bdir), full_cmdline(cmdline), gdb_port,
                    params=params, rr=rr)
-    p = proc.spawn(cmd, stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
-                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    return p, cmd
+    return spawn_console(cmd, stdin_pipe), cmd
+
+
+def spawn_console(cmd: List[str], stdin_pipe: bool = False) -> "subprocess.Popen[bytes]":
+    """QEMU with its serial console on a pipe (and its stdin on one, to type
+    into a shell)."""
+    return proc.spawn(cmd, stdin=subprocess.PIPE if stdin_pipe else subprocess.DEVNULL,
+                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
 def collect(p: "subprocess.Popen[bytes]", cmd: List[str], log_path: str, timeout: float,
@@ -353,8 +358,7 @@ def boot(bdir: str, cmdline: str = "", timeout: float = 300, log_path: Optional[
         kept = runcache.get(k)
         if kept:
             return replayed(cmd, log_path, kept[0], kept[1]["status"], echo)
-    p = proc.spawn(cmd, stdin=subprocess.PIPE if shell_input else subprocess.DEVNULL,
-                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    p = spawn_console(cmd, bool(shell_input))
     if on_start:
         on_start(p)
     b = collect(p, cmd, log_path, timeout, echo, shell_input)

@@ -64,11 +64,13 @@ def key(argv: Sequence[str], extra: Sequence[str] = ()) -> str:
     return sha256_text(*parts, *extra)[:24]
 
 
-def gdb_extra(gdb_file: str) -> List[str]:
-    """What a gdb run depends on besides QEMU's: its command file, gdb, and
-    the files gdb may load from this checkout."""
+def gdb_extra(gdb_file: str, vmlinux: str) -> List[str]:
+    """What a gdb run depends on besides QEMU's: its command file, gdb, the
+    vmlinux it reads (its debug info is not in the Image), and the files
+    gdb may load from this checkout."""
     exe = shutil.which("gdb-multiarch") or "gdb-multiarch"
-    return ["gdb " + file_sha(exe), "file " + file_sha(gdb_file)] + \
+    return ["gdb " + file_sha(exe), "file " + file_sha(gdb_file),
+            "vmlinux " + file_sha(vmlinux)] + \
         ["tree %s %s" % (d, tree_sha(os.path.join(REPO, d))) for d in GDB_INPUTS]
 
 
