@@ -1,5 +1,5 @@
 """The one renderer of the `make bench` table: for the terminal
-(bench/kasan_modes.py), lab 4 and the site (Documentation/tools/gensite.py).
+(bench/kasan_modes.py), lab 4 and the site (Documentation/tools/page_bench.py).
 
 Everything here is computed from results.json's content; nothing is typed."""
 

@@ -28,7 +28,8 @@ from vm import DEFAULT_VARIANT, MACHINES, KtError, variants
 HERE = os.path.dirname(os.path.abspath(__file__))
 LAB_KEYS = {"title": str, "patches": list, "sources": list, "step": list, "exercise": list,
             "hours": float,         # the student's time for the lab, all of it (start page)
-            "objectives": list}     # what the student can do after it (start page)
+            "objectives": list,     # what the student can do after it (start page)
+            "picture": list}        # pictures its pages include (PICTURE_KEYS below)
 EXERCISE_KEYS: Dict[str, Any] = {
     "id": str,              # "LAB.N", e.g. "1.2": the TODO marker of its solution regions
     "title": str,           # one line: what the student does
@@ -39,6 +40,15 @@ EXERCISE_KEYS: Dict[str, Any] = {
     "minutes": int,         # about how long it takes a student
 }
 DIFFICULTIES = ("easy", "moderate", "hard")
+PICTURE_KEYS: Dict[str, Any] = {
+    "name": str,            # the page includes /build/gen/pictures/NAME.rst (unique in labs/)
+    "kind": str,            # what is drawn (PICTURE_KINDS; Documentation/tools/page_pictures.py)
+    "step": str,            # the step whose captured run it is drawn from
+    "steps": list,          # or several (kind brk: the brk step, then the outlined one)
+    "items": list,          # kind tag_maps: [[step, scenario, caption], ...]
+    "links": dict,          # kind anatomy: {part: "N" (lab N's page) or "N#anchor" or "#anchor"}
+}
+PICTURE_KINDS = ("pointer", "tag_maps", "brk", "anatomy", "outcomes", "timeline")
 STEP_KEYS: Dict[str, Any] = {
     "name": str,            # unique in the lab; the transcript is build/transcripts/LAB/NAME.txt
     "variant": str,         # kernel to boot (vm/configs/VARIANT.config); default swtags
@@ -229,6 +239,28 @@ def validate(folder: str, spec: Dict[str, Any], module: ModuleType, root: str) -
             errs.append("%s: checks = false, yet check/control is given" % where)
         names.append(name)
     errs += exercise_errors(toml, folder, spec, module, names)
+    errs += picture_errors(toml, spec, names)
+    return errs
+
+
+def picture_errors(toml: str, spec: Dict[str, Any], steps: List[str]) -> List[str]:
+    """Every picture has a name, a known kind, and names steps of the lab."""
+    errs: List[str] = []
+    for i, pic in enumerate(spec.get("picture", [])):
+        if not isinstance(pic, dict):
+            errs.append("%s: picture #%d is not a table" % (toml, i + 1))
+            continue
+        where = "%s: picture %s" % (toml, pic.get("name", "#%d" % (i + 1)))
+        errs += _type_errors(where, pic, PICTURE_KEYS)
+        if not isinstance(pic.get("name"), str):
+            errs.append("%s: missing 'name'" % where)
+        if pic.get("kind") not in PICTURE_KINDS:
+            errs.append("%s: kind must be one of %s" % (where, ", ".join(PICTURE_KINDS)))
+        named = [pic["step"]] if isinstance(pic.get("step"), str) else []
+        named += [s for s in pic.get("steps", []) if isinstance(s, str)]
+        named += [it[0] for it in pic.get("items", []) if isinstance(it, list) and it]
+        errs += ["%s: step %r is not a step of this lab" % (where, s)
+                 for s in named if s not in steps]
     return errs
 
 

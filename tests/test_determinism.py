@@ -71,11 +71,11 @@ def test_first_difference_names_the_line():
 
 
 def test_a_long_transcript_line_is_wrapped_and_counted():
-    from Documentation.tools import gensite
-    lines, n = gensite.wrap_lines(["x" * (2 * gensite.WIDTH + 5), "short"])
+    from Documentation.tools import page_labs
+    lines, n = page_labs.wrap_lines(["x" * (2 * page_labs.WIDTH + 5), "short"])
     assert n == 1 and lines[-1] == "short"
-    assert all(len(ln) <= gensite.WIDTH + len(gensite.CONT) for ln in lines)
-    assert "".join(ln.replace(gensite.CONT, "") for ln in lines[:-1]) == "x" * (2 * gensite.WIDTH + 5)
+    assert all(len(ln) <= page_labs.WIDTH + len(page_labs.CONT) for ln in lines)
+    assert "".join(ln.replace(page_labs.CONT, "") for ln in lines[:-1]) == "x" * (2 * page_labs.WIDTH + 5)
 
 
 def test_a_console_session_lets_an_idle_guest_sleep():

@@ -171,7 +171,7 @@ def test_checks_false_excludes_check_and_control():
 def test_lab_keys():
     errs = lab.validate("01-x", {"titel": "t"}, type(os)("m"), LABS)
     assert "labs/01-x/steps.toml: unknown key 'titel' (known: exercise, hours, objectives, " \
-        "patches, sources, step, title)" \
+        "patches, picture, sources, step, title)" \
         in errs
     assert "labs/01-x/steps.toml: missing 'title'" in errs
     assert "labs/01-x/steps.toml: missing 'step'" in errs
@@ -191,3 +191,28 @@ def test_the_kernels_the_labs_need_are_what_make_dist_archives():
             "exp-no-redzone-tag"}
     lab6 = {"hwtags", "exp-hwtags-tag-dump"}
     assert set(need) == {"swtags", "swtags-brk", "generic", "none", "ptrcmp"} | lab5 | lab6
+
+
+def test_picture_declarations_are_checked():
+    spec = {"picture": [{"name": "p", "kind": "painting", "step": "nope"}, "x"]}
+    errs = lab.picture_errors("t.toml", spec, ["slab"])
+    assert "t.toml: picture p: kind must be one of " + ", ".join(lab.PICTURE_KINDS) in errs
+    assert "t.toml: picture p: step 'nope' is not a step of this lab" in errs
+    assert "t.toml: picture #2 is not a table" in errs
+    assert lab.picture_errors("t.toml", {"picture": [
+        {"name": "p", "kind": "tag_maps", "items": [["slab", "uaf", "c"]]}]}, ["slab"]) == []
+
+
+def test_every_included_picture_is_declared_once():
+    """A page includes /build/gen/pictures/NAME.rst only if some lab declares
+    NAME (page_pictures.py draws only those), and no name is declared twice."""
+    labs = lab.load_all()
+    declared = [p["name"] for x in labs for p in x.spec.get("picture", [])]
+    assert len(declared) == len(set(declared))
+    included = set()
+    for x in labs:
+        for page in os.listdir(x.path()):
+            if page.endswith(".rst"):
+                included |= set(re.findall(r"/build/gen/pictures/([\w-]+)\.rst",
+                                           open(x.path(page)).read()))
+    assert included == set(declared)

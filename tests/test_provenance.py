@@ -11,7 +11,7 @@ import tomllib
 import pytest
 
 from conftest import REPO
-from Documentation.tools import gensite, patchlib
+from Documentation.tools import patchlib, sitelib
 from Documentation.tools import provenance as prov
 
 V9 = os.path.join(REPO, "patches", "v9")
@@ -24,7 +24,7 @@ def record():
 
 @pytest.fixture(scope="module")
 def series():
-    return gensite.read_series()
+    return sitelib.read_series()
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +82,7 @@ def test_the_reply_quotes_the_seeds_diffstat(record, seeds):
 @pytest.mark.parametrize("break_it, expect", [
     # two ids swapped between a seed and a missing patch
     (lambda rec, ser: ser.__setitem__(0, dict(ser[0], msgid=ser[2]["msgid"])) or
-     ser.__setitem__(2, dict(ser[2], msgid=row(gensite.read_series(), 1)["msgid"])),
+     ser.__setitem__(2, dict(ser[2], msgid=row(sitelib.read_series(), 1)["msgid"])),
      "evidence must be the posting itself"),
     # an id from another thread (another git-send-email run)
     (lambda rec, ser: ser.__setitem__(2, dict(ser[2], msgid=ser[2]["msgid"].replace(
@@ -119,7 +119,7 @@ def test_each_check_fails_on_a_broken_record(record, series, seeds, break_it, ex
 def test_descendants_are_in_files_the_posting_touched(record):
     with open(os.path.join(V9, "missing.toml"), "rb") as f:
         missing = tomllib.load(f)
-    renames = gensite.lineage_data()["renames"]
+    renames = sitelib.lineage_data()["renames"]
     assert prov.unexplained_descendants(record, missing, renames) == []
     bad = copy.deepcopy(missing)
     del bad["11"]["descendants"][0]["beyond"]

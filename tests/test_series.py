@@ -4,14 +4,14 @@ import os
 import re
 
 from conftest import REPO
-from Documentation.tools import gensite, patchlib
+from Documentation.tools import patchlib, sitelib
 
 V9 = os.path.join(REPO, "patches", "v9")
 SEEDS = os.environ.get("KT_SEEDS", os.path.join(REPO, "..", "shared", "seeds"))
 
 
 def test_series_has_20_in_order():
-    rows = gensite.read_series()
+    rows = sitelib.read_series()
     assert [r["num"] for r in rows] == list(range(1, 21))
     assert [r["num"] for r in rows if r["file"]] == [1, 2, 4, 5, 6, 14, 16, 18, 19]
     cover = open(os.path.join(V9, "00-cover-letter.txt")).read()
@@ -20,7 +20,7 @@ def test_series_has_20_in_order():
 
 
 def test_patches_are_the_seeds_byte_for_byte():
-    for r in gensite.read_series():
+    for r in sitelib.read_series():
         if not r["file"]:
             continue
         data = open(os.path.join(V9, r["file"]), "rb").read()
@@ -47,7 +47,7 @@ def test_cover_letter_verbatim():
 def test_every_patch_has_a_note_and_missing_ones_a_spec():
     import tomllib
     missing = tomllib.load(open(os.path.join(V9, "missing.toml"), "rb"))
-    for r in gensite.read_series():
+    for r in sitelib.read_series():
         assert os.path.exists(os.path.join(V9, "notes", "%02d.rst" % r["num"]))
         assert (r["file"] is None) == ("%02d" % r["num"] in missing)
 

@@ -12,7 +12,7 @@
    "- Defined ...") credits the identifiers it names.
 2. A [[hwtags]] claim about a seed patch cites its line (`v9 = "NN:..."`,
    of that patch); one about a patch that is not a seed names the cover
-   letter's item (`cover = "..."`, resolved by gensite.cover_items).
+   letter's item (`cover = "..."`, resolved by sitelib.cover_items).
 
 Pure functions over texts: problems() returns one line per broken claim.
 """

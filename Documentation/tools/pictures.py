@@ -10,7 +10,7 @@ picture, from parsed data to an SVG string (no gdb, no kernel needed).
     tag_timeline(writes, ...)         lab 7: one granule's memory tag over time
 
 Every picture carries its values as text (readable without colour) and an
-aria-label that says what it shows; gensite.py feeds them captured data only.
+aria-label that says what it shows; page_pictures.py feeds them captured data only.
 """
 
 import html

@@ -1,0 +1,51 @@
+"""The performance page's figures: the last `make bench` results next to the
+cover letter's 2018 table (bench/table.py draws the table)."""
+
+import json
+import os
+
+from bench import table
+from Documentation.tools.sitelib import write
+from vm import REPO
+
+
+def bench_page():
+    """build/gen/bench.rst: the last `make bench` results, or how to get them."""
+    path = os.path.join(REPO, "build", "bench", "results.json")
+    if not os.path.exists(path):
+        write("bench.rst", ".. warning::\n\n   ``make bench`` has not been run on this machine "
+              "yet; it builds and boots the five variants and writes "
+              "``build/bench/results.json``, which this page then shows.\n")
+        return False
+    data = json.load(open(path))
+    res, meta, cover = data["results"], data["meta"], data["cover_letter"]
+    out = [table.rst(res, meta, cover)]
+    # Deviations, stated from the numbers (computed, not written by hand).
+    out.append("\n**Against 2018**, from the table above:\n\n")
+    for key, label in (("boot_s", "boot time"), ("tcp_mbit", "TCP throughput"),
+                       ("slab_kb", "slab after boot")):
+        n = res["none"].get(key)
+        for m in ("generic", "swtags", "swtags-brk"):
+            then_m = "swtags" if m == "swtags-brk" else m
+            v = res.get(m, {}).get(key)
+            if not (n and v):
+                continue
+            got, then = v / n, cover[key][then_m] / cover[key]["none"]
+            out.append("* %s, %s: %.2f times the kernel without KASAN here, %.2f in 2018 "
+                       "(%s).\n" % (label, m, got, then, "about the same" if abs(got / then - 1)
+                                    < 0.15 else "larger here" if got > then else "smaller here"))
+    g, t = res["generic"], res["swtags"]
+    if g.get("slab_kb") and t.get("slab_kb") and res["none"].get("slab_kb"):
+        out.append("* the slab overhead of tag-based mode is %.1f%% of generic mode's "
+                   "(2018: %.0f%%).\n" % (
+                       100 * (t["slab_kb"] - res["none"]["slab_kb"]) /
+                       max(1, g["slab_kb"] - res["none"]["slab_kb"]),
+                       100 * (cover["slab_kb"]["swtags"] - cover["slab_kb"]["none"]) /
+                       (cover["slab_kb"]["generic"] - cover["slab_kb"]["none"])))
+    out.append("\n")
+    svg = os.path.join(REPO, "build", "bench", "ratios.svg")
+    if os.path.exists(svg):
+        write("bench-ratios.svg", open(svg).read())
+        out.append("\n.. image:: /build/gen/bench-ratios.svg\n   :alt: ratios to none, measured and 2018\n")
+    write("bench.rst", "".join(out) + "\n")
+    return True

@@ -1,0 +1,107 @@
+"""What the lab pages include from build/gen/: each captured transcript as a
+snippet (transcripts/LAB/STEP.rst), each lab's table of 6.1 source lines
+(sources/LAB.rst) and the start page's table of labs (start-labs.rst).
+A lab declares what it needs in its folder; nothing here names a lab."""
+
+import glob
+import os
+import re
+
+from labs import lab as labdata
+from Documentation.tools.sitelib import (TRANSCRIPTS, code, excerpt, indent, rst_escape,
+                                         write)
+from vm import REPO
+
+WIDTH = 100       # a transcript line wider than the page is wrapped here
+CONT = "    \u21aa "  # and goes on on the next line after this mark
+
+
+def lab_pages():
+    """(lab folder, text of one page) for every page of every lab: its
+    index.rst and any other page it has (lab 6's investigation)."""
+    labs = os.path.join(REPO, "labs")
+    for d in sorted(os.listdir(labs)):
+        if not os.path.exists(os.path.join(labs, d, "index.rst")):
+            continue
+        for page in sorted(glob.glob(os.path.join(labs, d, "*.rst"))):
+            yield d, open(page).read()
+
+
+def start_labs():
+    """build/gen/start-labs.rst: per lab, in order, its time, its
+    objectives and its exercises with their difficulty and time, from the
+    labs' steps.toml (hours, objectives; per exercise difficulty, minutes)."""
+    labs = labdata.load_all()
+    out = [".. list-table::\n   :header-rows: 1\n   :class: kt-start\n   :widths: 18 8 40 34\n\n"
+           "   * - lab\n     - time\n     - after it you can\n     - exercises\n"]
+    for lab in labs:
+        ex = lab.exercises
+        out.append("   * - :doc:`%s </labs/%s/index>`\n     - %s h\n     - %s\n     - %s\n" % (
+            rst_escape(lab.title), lab.folder, ("%g" % lab.spec["hours"]),
+            "; ".join(rst_escape(o) for o in lab.spec["objectives"]),
+            "; ".join("%s %s (%s, %d min)" % (
+                e["id"], rst_escape(e["title"]), e["difficulty"], e["minutes"]) for e in ex)
+            or "none"))
+    total = sum(lab.spec["hours"] for lab in labs)
+    n = sum(len(lab.exercises) for lab in labs)
+    out.append("\nIn all: %d labs, about %g hours, %d exercises (%s).\n" % (
+        len(labs), total, n, ", ".join("%d %s" % (
+            sum(e["difficulty"] == d for lab in labs for e in lab.exercises), d)
+            for d in labdata.DIFFICULTIES)))
+    write("start-labs.rst", "".join(out))
+
+
+def sources(src):
+    """Each lab's `sources` (steps.toml: "file:first-line-text") -> a table
+    of file:line in the installed tree (so line numbers follow the tree)."""
+    for lab in labdata.load_all():
+        if not lab.spec.get("sources"):
+            continue
+        out = [".. list-table::\n   :header-rows: 1\n   :class: kt-sources\n\n"
+               "   * - location in 6.1\n     - code\n"]
+        for item in lab.spec["sources"]:
+            path, _, needle = item.partition(":")
+            start, lines = excerpt(src, {"file": path, "start": needle, "lines": 1})
+            out.append("   * - ``%s:%d``\n     - ``%s``\n" % (
+                path, start, lines[0].strip().replace("`", "'")))
+        write("sources/%s.rst" % lab.folder, "".join(out) + "\n")
+
+
+def wrap_lines(lines):
+    """(lines, how many were wrapped): each line cut at WIDTH characters,
+    the rest on lines that start with CONT."""
+    out, n = [], 0
+    for ln in lines:
+        if len(ln) > WIDTH:
+            n += 1
+        while len(ln) > WIDTH:
+            out.append(ln[:WIDTH])
+            ln = CONT + ln[WIDTH:]
+        out.append(ln)
+    return out, n
+
+
+def transcripts():
+    """Snippets for every transcript a lab page asks for; report missing ones."""
+    missing = []
+    for d, text in lab_pages():
+        for step in re.findall(r"^\s*\.\. include:: /build/gen/transcripts/%s/([\w.-]+)\.rst$"
+                               % re.escape(d), text, re.M):
+            src = os.path.join(TRANSCRIPTS, d, step + ".txt")
+            if os.path.exists(src):
+                hdr, body = labdata.split_transcript(open(src, errors="replace").read())
+                body, wrapped = wrap_lines(body)
+                if wrapped:
+                    hdr.append("shown: %d lines longer than %d characters wrapped (%s)"
+                               % (wrapped, WIDTH, CONT.strip()))
+                meta = "".join("   | %s\n" % rst_escape(h) for h in hdr)
+                snippet = (".. container:: kt-transcript\n\n   .. rubric:: Captured output\n\n"
+                           "%s\n%s\n" % (meta if meta else "", indent(
+                               code(body).splitlines(), 3)))
+            else:
+                missing.append("%s/%s" % (d, step))
+                snippet = (".. warning::\n\n   Transcript ``%s/%s`` has not been captured on "
+                           "this machine yet. ``make transcripts`` boots the kernel and "
+                           "captures it.\n" % (d, step))
+            write("transcripts/%s/%s.rst" % (d, step), snippet)
+    return missing

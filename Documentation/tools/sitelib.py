@@ -1,0 +1,144 @@
+"""What every page module of the site shares: where things are, writing a
+generated page (build/gen/), small reST builders, and the v9 series' data
+(patches/v9: series, notes, missing.toml, lineage.toml) and the installed
+6.1 tree it is compared with."""
+
+import os
+import re
+import tomllib
+
+from labs import lab as labdata
+from vm import REPO
+
+V9 = os.path.join(REPO, "patches", "v9")
+GEN = os.path.join(REPO, "build", "gen")
+TRANSCRIPTS = os.path.join(REPO, "build", "transcripts")
+GRADE = os.path.join(REPO, "build", "grade")
+
+
+def write(rel, text):
+    path = os.path.join(GEN, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    old = open(path).read() if os.path.exists(path) else None
+    if old != text:  # keep mtimes, so Sphinx rebuilds only what changed
+        with open(path, "w") as f:
+            f.write(text)
+
+
+def read(*parts):
+    path = os.path.join(*parts)
+    return open(path, errors="replace").read() if os.path.exists(path) else None
+
+
+def rst_escape(text):
+    return re.sub(r"([\\`*_|<>\[\]])", r"\\\1", text)
+
+
+def heading(text, ch="="):
+    return "%s\n%s\n\n" % (text, ch * max(len(text), 3))
+
+
+def indent(lines, n=3):
+    pad = " " * n
+    return "\n".join(pad + ln if ln.strip() else "" for ln in lines) + "\n"
+
+
+def code(lines, lang="text"):
+    return ".. code-block:: %s\n\n%s\n" % (lang, indent(lines))
+
+
+def link(text, url):
+    """An anonymous reST hyperlink."""
+    return "`%s <%s>`__" % (text.replace("<", "\\<").replace("`", "\\`"), url)
+
+
+def read_series():
+    rows = []
+    for line in open(os.path.join(V9, "series")):
+        if line.startswith("#") or not line.strip():
+            continue
+        left, _, subject = line.partition(" | ")
+        num, fname, sha, seed, msgid = left.split()
+        rows.append({"num": int(num), "file": None if fname == "-" else fname,
+                     "sha": sha, "seed": seed, "subject": subject.strip(),
+                     "msgid": None if msgid == "-" else msgid})
+    return rows
+
+
+def note(num):
+    path = os.path.join(V9, "notes", "%02d.rst" % num)
+    return path if os.path.exists(path) else None
+
+
+def lineage_data():
+    with open(os.path.join(V9, "lineage.toml"), "rb") as f:
+        return tomllib.load(f)
+
+
+def labs_index():
+    """{patch number: [lab docnames]} from each lab's `patches` (steps.toml)."""
+    out = {}
+    for lab in labdata.load_all():
+        for n in lab.spec.get("patches", []):
+            out.setdefault(n, []).append("/labs/%s/index" % lab.folder)
+    return out
+
+
+def tree():
+    import vm
+    src, _ = vm.pristine_tree()
+    return src
+
+
+def tree_version(src):
+    mk = open(os.path.join(src, "Makefile")).read()
+    v = [re.search(r"^%s = (\S*)" % k, mk, re.M).group(1)
+         for k in ("VERSION", "PATCHLEVEL", "SUBLEVEL")]
+    return ".".join(v)
+
+
+def excerpt(src, spec):
+    """(first line number, lines) of a 6.1 file, per missing.toml."""
+    path = os.path.join(src, spec["file"])
+    lines = open(path, errors="replace").read().splitlines()
+    for i, ln in enumerate(lines):
+        if spec["start"] in ln:
+            break
+    else:
+        raise SystemExit("gensite: %s has no line containing %r (6.1 moved it? update "
+                         "patches/v9/missing.toml)" % (spec["file"], spec["start"]))
+    if "lines" in spec:
+        return i + 1, lines[i:i + spec["lines"]]
+    for j in range(i + 1, min(len(lines), i + 400)):
+        if lines[j].startswith(spec["end"]):
+            return i + 1, lines[i:j + 1]
+    return i + 1, lines[i:i + 40]
+
+
+def cover_blocks(cover):
+    """(changelog version, text) of every paragraph and item of the cover letter."""
+    out, version = [], "cover letter"
+    for b in re.split(r"\n(?=- |\d+\. |\n)", cover):
+        m = re.search(r"Changes in (v\d+|RFC v\d+):", b)
+        if m:
+            version = m.group(1)
+        # drop a "Changes in vN:" heading glued to the item
+        text = re.sub(r"^.*Changes in [^\n]*:\n", "", b.strip("\n"), flags=re.S).strip()
+        if text and not text.startswith("Andrey Konovalov (20)"):
+            out.append((version, text))
+    return out
+
+
+def cover_items(cover, starts, where="patches/v9/missing.toml"):
+    """The cover-letter items a person chose for a patch, each named by the
+    literal text it starts with (blanks squeezed); one match each, or exit."""
+    blocks = cover_blocks(cover)
+    items = []
+    for start in starts:
+        want = " ".join(start.split())
+        hits = [(v, t) for v, t in blocks if " ".join(t.split()).startswith(want)]
+        if len(hits) != 1:
+            raise SystemExit("gensite: %s: cover item %r matches %d items of the cover "
+                             "letter, not one" % (where, start, len(hits)))
+        items.append(hits[0])
+    return items
