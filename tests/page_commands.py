@@ -6,7 +6,7 @@ A console block whose commands cannot run unattended says so with a class
 that is this whole test run); a block whose commands show a failure -- a
 boot that panics, on purpose -- says `:class: kt-fails`, and its commands
 must exit non-zero; every other `$ ` line is run by `make check`
-(tests/check.py: check_page_commands) and must succeed.  Pure parts
+(tests/check_class.py: check_page_commands) and must succeed.  Pure parts
 first, then the runner.
 """
 

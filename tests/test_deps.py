@@ -9,7 +9,7 @@ import tempfile
 
 import pytest
 
-from tests.check import NOBODY
+from tests.checklib import NOBODY
 from vm.base import VM
 pytestmark = pytest.mark.skipif(os.geteuid() != 0,
                                 reason="needs root to become the user nobody (setpriv)")

@@ -4,7 +4,7 @@ import pytest
 
 import vm
 from labs.lab import split_transcript
-from tests import check
+from tests import check, checklib
 from vm import qemu
 
 
@@ -65,9 +65,9 @@ def test_check_selection():
 
 
 def test_first_difference_names_the_line():
-    assert check.first_difference("a\nb\n", "a\nb\n") == ""
-    assert check.first_difference("a\nb", "a\nc").startswith("line 2 of 2/2: 'b' / 'c'")
-    assert check.first_difference("a", "a\nb").startswith("line 2 of 1/2")
+    assert checklib.first_difference("a\nb\n", "a\nb\n") == ""
+    assert checklib.first_difference("a\nb", "a\nc").startswith("line 2 of 2/2: 'b' / 'c'")
+    assert checklib.first_difference("a", "a\nb").startswith("line 2 of 1/2")
 
 
 def test_a_long_transcript_line_is_wrapped_and_counted():

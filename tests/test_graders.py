@@ -252,7 +252,7 @@ def test_serial_absent_needs_a_captured_run():
 
 
 def test_live_gdb_tag_fields_never_crash():
-    from tests.check import tag_fields
+    from tests.check_kernels import tag_fields
     assert tag_fields(["pointer tag: 35", "memory tag:  fe  0xfe KASAN_TAG_INVALID"])[1] == (
         "35", "fe")
     assert tag_fields(["pointer tag: 35"])[1] == ("35", "none")

@@ -1,0 +1,299 @@
+"""make check: the course as its users meet it -- the graded labs, the
+published transcripts and page commands, the site, the handout, and a
+class graded by the teacher (make grade-class), also from a private clone."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+
+import vm
+from tests.checklib import (NOBODY, OUT, PY, REPO, checkout_copy, first_difference, kept_env,
+                            make_out, record)
+
+
+def check_classroom():
+    """A classroom: `make dist` here, then a student who is not root, with
+    a read-only checkout (only build/ writable) and an empty cache:
+    `make deps`, `make import`, `make run` and `make grade N=1` work and
+    build no kernel, and nothing is written outside build/ and the cache."""
+    if os.geteuid() != 0:
+        # Not counted: becoming another user (setpriv, chown) needs root.
+        print("SKIP classroom: needs root to run the student steps as the user nobody",
+              flush=True)
+        return
+    vm.build_kernel("swtags")
+    # Everything the student gets lives in a directory of its own that the
+    # user nobody can reach, never under this checkout: a checkout in a
+    # private (0700) home directory is not reachable by another user.
+    top = tempfile.mkdtemp(prefix="kt-classroom-")
+    try:
+        os.chmod(top, 0o755)
+        t0 = time.time()
+        archive = os.path.join(top, "classroom-kernels.tar.zst")
+        p = subprocess.run(["make", "-s", "-C", REPO, "dist", "VARIANTS=swtags",
+                            "DIST_FILE=" + archive], capture_output=True, text=True)
+        record("classroom: make dist VARIANTS=swtags", p.returncode == 0,
+               (p.stderr.strip().splitlines() or ["no output"])[-1], time.time() - t0)
+        if p.returncode:
+            return
+        os.chmod(archive, 0o644)
+        co, home, cache = (os.path.join(top, d) for d in ("checkout", "home", "cache"))
+        checkout_copy(co)
+        os.makedirs(os.path.join(co, "build"))
+        for d in (home, cache):
+            os.makedirs(d)
+        for d in (home, cache, os.path.join(co, "build")):
+            os.chown(d, 65534, 65534)
+        subprocess.run(["chmod", "-R", "a-w", co], check=True)
+        os.chmod(os.path.join(co, "build"), 0o755)
+        env = {"PATH": os.environ["PATH"], "HOME": home, "KASAN_TAGS_CACHE": cache,
+               "LANG": "C.UTF-8"}
+        stamp = time.time()
+        for label, args, want in (
+                ("make deps says all is installed", ["deps"], "packages are installed"),
+                ("make import FILE=…", ["import", "FILE=" + archive], "swtags: imported"),
+                ("make run SCENARIO=uaf builds no kernel", ["run", "SCENARIO=uaf"],
+                 "BUG: KASAN: use-after-free"),
+                ("make grade N=1 builds no kernel", ["grade", "N=1"], "GOOD 01")):
+            t1 = time.time()
+            p = subprocess.run(NOBODY + ["make", "-s", "-C", co] + args, env=env,
+                               capture_output=True, text=True, timeout=900)
+            out = p.stdout + p.stderr
+            built = re.search(r"kt: building \S+ kernel", out)
+            ok = p.returncode == 0 and want in out and not built
+            record("classroom: as nobody, read-only checkout: " + label, ok,
+                   "" if ok else "exit %d%s" % (p.returncode, ", built a kernel" if built
+                                                else ""), time.time() - t1,
+                   () if ok else out.strip().splitlines()[-12:])
+            if not ok:
+                return
+        # A write refused by the permissions would have failed a step above;
+        # this also catches one that root's own files would have let through.
+        new = [os.path.relpath(os.path.join(r, f), co) for r, _, fs in os.walk(co)
+               for f in fs if os.path.getmtime(os.path.join(r, f)) >= stamp
+               and not os.path.relpath(r, co).startswith("build")]
+        record("classroom: nothing written in the checkout outside build/", not new,
+               "%d file(s)" % len(new), 0, new[:10])
+    finally:
+        subprocess.run(["chmod", "-R", "u+w", top])
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def check_site():
+    from tests import site_check
+    t0 = time.time()
+    ok, out = site_check.build()
+    record("site: make site (sphinx-build -W)", ok, "" if ok else out[-1], time.time() - t0,
+           () if ok else out)
+    if not ok:
+        return
+    t0 = time.time()
+    ok, out = site_check.build("teacher")
+    record("site: make site EDITION=teacher (sphinx-build -W -t teacher)", ok,
+           "" if ok else out[-1], time.time() - t0, () if ok else out)
+    paths = site_check.machine_paths() + site_check.machine_paths(site_check.TEACHER)
+    record("site: no page shows this machine's checkout or cache path", not paths,
+           "%d pages" % len(paths), 0, ["%s: %s" % p for p in paths[:10]])
+    bad = site_check.broken_links()
+    record("site: internal links and anchors resolve", not bad, "%d broken" % len(bad), 0,
+           bad[:10])
+    t0 = time.time()
+    try:
+        for name, ok, why in site_check.dom_checks():
+            record(name, ok, str(why) if not ok else "", time.time() - t0)
+            t0 = time.time()
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        record("site: browser checks", False, str(e), time.time() - t0)
+
+
+def run_grade():
+    """make grade, with its results as JSON: (process, results or None, seconds)."""
+    t0 = time.time()
+    out = os.path.join(OUT, "grade.json")
+    os.makedirs(OUT, exist_ok=True)
+    if os.path.exists(out):
+        os.unlink(out)
+    p = subprocess.run([PY, "-m", "labs.grade", "--out", out], cwd=REPO,
+                       capture_output=True, text=True, env=kept_env())
+    for ln in p.stdout.splitlines():
+        if ln.startswith("BAD") or ln.startswith("     logs"):
+            print("    " + ln)
+    try:
+        with open(out) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        data = None
+    return p, data, time.time() - t0
+
+
+def check_grade():
+    """make grade in the solution tree: every check GOOD, every exercise done."""
+    p, d, secs = run_grade()
+    score = [ln for ln in p.stdout.splitlines() if ln.startswith("Score:")]
+    record("grade: labs " + (score[0] if score else "(no score)"), p.returncode == 0,
+           "" if p.returncode == 0 else (p.stderr.strip().splitlines() or ["see above"])[-1],
+           secs)
+    ex = d["exercises"] if d else {"done": 0, "total": 0}
+    record("grade: the solution tree does every exercise", ex["total"] >= 12
+           and ex["done"] == ex["total"], "%d/%d done" % (ex["done"], ex["total"]))
+    return ex["total"]
+
+
+def check_published_transcript(lab="03-report-decoding", name="serial"):
+    """The reader's side of determinism: the command a page prints above a
+    transcript, typed as printed, prints that transcript's lines again."""
+    import shlex
+    from labs import grade as labgrade
+    from labs.lab import load_lab, split_transcript
+    path = os.path.join(labgrade.TRANSCRIPTS, lab, name + ".txt")
+    what = "reproducible: the published transcript %s/%s, its command run again" % (lab, name)
+    try:
+        hdr, body = split_transcript(open(path).read())
+    except OSError as e:
+        record(what, False, str(e))
+        return
+    command = next((h[len("command: "):] for h in hdr if h.startswith("command: ")), "")
+    argv = shlex.split(command)
+    if argv[:2] != ["$", "make"]:
+        record(what, False, "its command is not a make command: %r" % command)
+        return
+    step = next(s for s in load_lab(lab).steps if s["name"] == name)
+    t0 = time.time()
+    rc, out, err = make_out(argv[2:])
+    again = labgrade.shown_part(step, out, vm.build_dir(step["variant"])).split("\n")
+    diff = first_difference("\n".join(body), "\n".join(again)) if rc == 0 else \
+        "exit %d: %s" % (rc, err)
+    record(what + ": `%s`" % command[2:], not diff, diff, time.time() - t0)
+
+
+def check_page_commands():
+    """The page is the test: every console command of the student pages,
+    run exactly as printed, succeeds (tests/page_commands.py); blocks marked
+    kt-manual (the whole build, the whole test, two-terminal pairs) are
+    listed, not run."""
+    from tests import page_commands as pc
+    cmds = pc.page_commands()
+    manual = sorted({c for _, _, c, m in cmds if m is True})
+    print("    not run (kt-manual): %s" % ", ".join(manual), flush=True)
+    done = {}
+    for page, line, command, how in cmds:
+        if how is True:
+            continue
+        t0 = time.time()
+        if command not in done:
+            done[command] = pc.run_command(command, env=kept_env())
+        ok, why = done[command]
+        if how == "fails":
+            record("page command %s:%d (shows a failure, kt-fails): %s" % (page, line, command),
+                   not ok, why if ok else "", time.time() - t0)
+            continue
+        record("page command %s:%d: %s" % (page, line, command), ok, "" if ok else why,
+               time.time() - t0)
+
+
+def check_grade_student():
+    """make grade in a student tree: the demonstrations must pass; the
+    exercises are the student's work, reported, not a test."""
+    p, d, secs = run_grade()
+    demo = d["demonstrations"] if d else {"good": 0, "total": 0}
+    record("grade: the labs' demonstrations", demo["total"] > 0 and demo["good"] == demo["total"],
+           "%d/%d GOOD" % (demo["good"], demo["total"]), secs)
+    if d:
+        print("exercises: %d/%d done (your work; `make grade` says what each needs)" % (
+            d["exercises"]["done"], d["exercises"]["total"]))
+
+
+# A demonstration's BAD line in a student tree's output (its exercises' BAD
+# lines are the student's work, not a failure of the handout).
+DEMO_BAD = re.compile(r"\s*BAD\s+\d\d (?!ex )")
+
+
+def check_handout(n_exercises):
+    """make handout, then the student tree's own make check: no solution
+    text in it, its demonstrations GOOD, and 0 exercises done.  A generator:
+    the student tree's make check runs beside the checks that follow
+    (QEMU keeps one of two cores busy), and is collected at the end."""
+    from labs import handout
+    from vm import proc
+    dest = os.path.join(REPO, "build", "handout-check")
+    t0 = time.time()
+    p = subprocess.run([PY, "-m", "labs.handout", "--force", dest], cwd=REPO,
+                       capture_output=True, text=True)
+    record("handout: make handout DEST=build/handout-check", p.returncode == 0,
+           (p.stdout.strip().splitlines() or [p.stderr.strip()])[-1], time.time() - t0)
+    if p.returncode:
+        return
+    found = handout.leaks(dest)
+    record("handout: no solution text in the student tree", not found,
+           "%d found" % len(found), 0, found[:10])
+    t0 = time.time()
+    env = dict(kept_env())
+    out = os.path.join(OUT, "handout-check.out")
+    with open(out, "w") as f:
+        child = proc.spawn(["make", "-s", "check"], cwd=dest, env=env, stdout=f,
+                           stderr=subprocess.STDOUT)
+    yield
+    child.wait()
+    proc.forget(child)
+    tail = open(out, errors="replace").read().strip().splitlines()
+    record("handout: the student tree's make check (ran beside the others; output %s)"
+           % os.path.relpath(out, REPO), child.returncode == 0,
+           (tail or ["no output"])[-1], time.time() - t0,
+           [ln for ln in tail if ln.startswith("FAIL") or DEMO_BAD.match(ln)][:16])
+    try:
+        with open(os.path.join(dest, "build", "check", "grade.json")) as f:
+            d = json.load(f)
+    except (OSError, ValueError) as e:
+        record("handout: its grade results", False, str(e))
+        return
+    ex = d["exercises"]
+    record("handout: untouched, it scores 0 on every exercise", ex["done"] == 0
+           and ex["total"] == n_exercises, "%d/%d done" % (ex["done"], ex["total"]))
+
+
+def check_grade_class():
+    """make grade-class on two student trees: one untouched, one with
+    exercise 1.3 solved and its lab's check.py tampered to pass everything.
+    The class grading must say 0 and 1 exercises, ignore the tampering and
+    write the summary.  A generator: it runs beside the other checks."""
+    from labs import handout
+    from vm import proc
+    top = os.path.join(OUT, "class")
+    shutil.rmtree(top, ignore_errors=True)
+    trees = os.path.join(top, "trees")
+    t0 = time.time()
+    for name in ("ann", "bob"):
+        handout.make_handout(os.path.join(trees, name))
+    bob = os.path.join(trees, "bob")
+    rel = "labs/01-tag-assignment/student/tagstop.gdb"
+    shutil.copy(os.path.join(REPO, rel), os.path.join(bob, rel))
+    with open(os.path.join(bob, "labs/01-tag-assignment/check.py"), "a") as f:
+        f.write("\n\ndef ex_tag_helpers(run, runs):\n    return [('tampered', True, '')]\n")
+    results = os.path.join(top, "results")
+    env = dict(kept_env())
+    log = os.path.join(top, "grade-class.out")
+    with open(log, "w") as f:
+        child = proc.spawn(["make", "-s", "-C", REPO, "grade-class", "CLASS=" + trees,
+                            "OUT=" + results, "N=1"], env=env, stdout=f, stderr=subprocess.STDOUT)
+    yield
+    child.wait()
+    proc.forget(child)
+    done = {}
+    for name in ("ann", "bob"):
+        try:
+            with open(os.path.join(results, name + ".json")) as f:
+                done[name] = json.load(f)["exercises"]["done"]
+        except (OSError, ValueError, KeyError):
+            done[name] = None
+    tail = open(log, errors="replace").read().strip().splitlines()
+    record("grade-class: an untouched tree 0 exercises, a tree with 1.3 solved and a "
+           "tampered check.py 1 (make grade-class CLASS=... N=1)",
+           child.returncode == 0 and done == {"ann": 0, "bob": 1}, "exercises done %s" % done,
+           time.time() - t0, [] if done == {"ann": 0, "bob": 1} else tail[-8:])
+    record("grade-class: the summary (summary.csv, summary.html)",
+           all(os.path.exists(os.path.join(results, f))
+               for f in ("summary.csv", "summary.html")), results)
