@@ -23,7 +23,7 @@ SEED ?=
 export SEED
 
 # What `make lint` reads: every Python file and shell script of the checkout.
-SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode labs/02-brk-dispatch/count-checks.sh
+SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode $(wildcard labs/*/*.sh)
 TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py vm/record.py vm/runcache.py \
 	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py labs/handout.py bench/table.py \
 	Documentation/tools/pictures.py Documentation/tools/provenance.py
@@ -75,7 +75,7 @@ check:
 
 # The quick loop, no VM: the unit tests and lint.
 test:
-	@$(PY) -m pytest -q -p no:cacheprovider tests gdb-scripts/tests
+	@$(PY) -m pytest -q -p no:cacheprovider tests gdb-scripts/tests labs
 	@$(MAKE) -s lint
 
 # flake8 and shellcheck clean, mypy on the typed leaf modules (TYPED).

@@ -99,7 +99,7 @@ def grade_one(entry: str, out_json: str, lab: Optional[str]) -> Dict:
         tree = os.path.join(work, "tree")
         handout.make_handout(tree)
         # what only the grader reads (lab 8's own classification), never a student
-        for rel in handout.GRADER_ONLY:
+        for rel in handout.grader_only():
             shutil.copy(os.path.join(REPO, rel), os.path.join(tree, rel))
         taken = take(entry, tree)
         env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}

@@ -13,7 +13,7 @@ where <comment> is `#`, `//` or `/*` (closed by `*/` on the same line).
 In the handout the region keeps its TODO and END TODO lines; its STUB
 lines become code (a stub that compiles, or returns nothing useful) and
 everything else in it is dropped.  `.. only:: teacher` blocks of the pages (the answers) are
-dropped too, and so are the SOLUTION_ONLY files; lab 3's mystery module,
+dropped too, and so are the solution_only() files; lab 3's mystery module,
 whose source is one of them, is shipped built for the kernel in the cache.
 """
 
@@ -33,9 +33,21 @@ START = re.compile(r"^(?P<indent>\s*)(?:#|//|/\*)\s*TODO (?P<id>\d+\.\d+): (?P<t
 END = re.compile(r"^\s*(?:#|//|/\*)\s*END TODO\b")
 STUB = re.compile(r"^(?P<indent>\s*)(?:#|//|/\*)\s*STUB: (?P<code>.*?)(?:\s*\*/)?\s*$")
 TEACHER = re.compile(r"^(?P<indent>\s*)\.\. only:: teacher\s*$")
-# what a grader needs and a student must not see: put back by make grade-class
-GRADER_ONLY = ("labs/08-pointer-compare/answers.toml",)
-SOLUTION_ONLY = ("labs/module/kasan_mystery.c",) + GRADER_ONLY
+
+
+def grader_only() -> Tuple[str, ...]:
+    """What a grader needs and a student must not see (each lab's
+    `grader_only` files, steps.toml): put back by make grade-class."""
+    from labs import lab
+    return tuple(os.path.join("labs", x.folder, f) for x in lab.load_all()
+                 for f in x.spec.get("grader_only", []))
+
+
+def solution_only() -> Tuple[str, ...]:
+    """Files a handout leaves out: lab 3's mystery module, the grader-only ones."""
+    return ("labs/module/kasan_mystery.c",) + grader_only()
+
+
 MARKER = os.path.join("labs", "HANDOUT")
 
 
@@ -169,8 +181,9 @@ def make_handout(dest: str, force: bool = False) -> Dict[str, int]:
             raise vm.KtError("%s exists and is not empty (FORCE=1 replaces it)" % dest)
         shutil.rmtree(dest)
     counts = {"files": 0, "stripped": 0, "regions": 0, "left out": 0}
+    left_out = solution_only()
     for rel in tree_files():
-        if rel in SOLUTION_ONLY:
+        if rel in left_out:
             counts["left out"] += 1
             continue
         src, out = os.path.join(REPO, rel), os.path.join(dest, rel)
@@ -206,14 +219,15 @@ def make_handout(dest: str, force: bool = False) -> Dict[str, int]:
 
 def leaks(dest: str) -> List[str]:
     """Solution text found in the student tree at dest: a solution region's
-    line in its file, a SOLUTION_ONLY file or one of its lines anywhere, a
+    line in its file, a solution_only() file or one of its lines anywhere, a
     teacher block in a page.  [] for a good handout."""
     found = []
     files = tree_files()
+    left_out = solution_only()
     for rel in files:
         text = open(os.path.join(REPO, rel), encoding="utf-8", errors="replace").read()
         out = os.path.join(dest, rel)
-        if rel in SOLUTION_ONLY:
+        if rel in left_out:
             if os.path.exists(out):
                 found.append("%s: a solution-only file" % rel)
             continue
@@ -232,13 +246,13 @@ def leaks(dest: str) -> List[str]:
         if rel.endswith(".rst") and any(TEACHER.match(ln) for ln in mine):
             found.append("%s: a teacher block" % rel)
     secret = set()
-    for rel in SOLUTION_ONLY:
+    for rel in left_out:
         path = os.path.join(REPO, rel)
         if os.path.exists(path):
             secret |= {ln.strip() for ln in open(path) if len(ln.strip()) > 24}
     # Only what is the solution-only files' own: not a line other files share.
     for rel in files:
-        if rel not in SOLUTION_ONLY and secret:
+        if rel not in left_out and secret:
             try:
                 secret -= {ln.strip() for ln in open(os.path.join(REPO, rel), encoding="utf-8")}
             except (UnicodeDecodeError, OSError):

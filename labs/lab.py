@@ -29,7 +29,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 LAB_KEYS = {"title": str, "patches": list, "sources": list, "step": list, "exercise": list,
             "hours": float,         # the student's time for the lab, all of it (start page)
             "objectives": list,     # what the student can do after it (start page)
-            "picture": list}        # pictures its pages include (PICTURE_KEYS below)
+            "picture": list,        # pictures its pages include (PICTURE_KEYS below)
+            "grader_only": list}    # files (in the folder) a handout leaves out, grade-class puts back
 EXERCISE_KEYS: Dict[str, Any] = {
     "id": str,              # "LAB.N", e.g. "1.2": the TODO marker of its solution regions
     "title": str,           # one line: what the student does
@@ -320,6 +321,14 @@ def load_lab(folder: str, root: str = HERE) -> Lab:
 
 def load_all(root: str = HERE) -> List[Lab]:
     return [load_lab(d, root) for d in folders(root)]
+
+
+def by_number(n: int, root: str = HERE) -> Lab:
+    """Lab N (its folder starts with NN-): how code outside labs/ names a lab."""
+    for d in folders(root):
+        if int(d[:2]) == n:
+            return load_lab(d, root)
+    raise KtError("no lab %d under labs/ (labs: %s)" % (n, ", ".join(folders(root))))
 
 
 def needed_variants(labs: List[Lab]) -> List[str]:

@@ -11,6 +11,7 @@ import tempfile
 import time
 
 import vm
+from labs.lab import by_number
 from tests.checklib import (NOBODY, OUT, PY, REPO, checkout_copy, first_difference, kept_env,
                             make_out, record)
 
@@ -143,12 +144,14 @@ def check_grade():
     return ex["total"]
 
 
-def check_published_transcript(lab="03-report-decoding", name="serial"):
+def check_published_transcript(number=3, name="serial"):
     """The reader's side of determinism: the command a page prints above a
-    transcript, typed as printed, prints that transcript's lines again."""
+    transcript, typed as printed, prints that transcript's lines again
+    (lab 3's serial step: its report's lines)."""
     import shlex
     from labs import grade as labgrade
     from labs.lab import load_lab, split_transcript
+    lab = by_number(number).folder
     path = os.path.join(labgrade.TRANSCRIPTS, lab, name + ".txt")
     what = "reproducible: the published transcript %s/%s, its command run again" % (lab, name)
     try:
@@ -269,9 +272,10 @@ def check_grade_class():
     for name in ("ann", "bob"):
         handout.make_handout(os.path.join(trees, name))
     bob = os.path.join(trees, "bob")
-    rel = "labs/01-tag-assignment/student/tagstop.gdb"
+    lab1 = os.path.join("labs", by_number(1).folder)
+    rel = os.path.join(lab1, "student", "tagstop.gdb")
     shutil.copy(os.path.join(REPO, rel), os.path.join(bob, rel))
-    with open(os.path.join(bob, "labs/01-tag-assignment/check.py"), "a") as f:
+    with open(os.path.join(bob, lab1, "check.py"), "a") as f:
         f.write("\n\ndef ex_tag_helpers(run, runs):\n    return [('tampered', True, '')]\n")
     results = os.path.join(top, "results")
     env = dict(kept_env())

@@ -18,7 +18,7 @@ from tests.checklib import (OUT, PY, REPO, first_difference, make_out, record, t
 
 def check_tooling():
     """Offline unit tests of the project's own tools (pytest)."""
-    dirs = [d for d in ("tests", "gdb-scripts/tests") if os.path.isdir(os.path.join(REPO, d))]
+    dirs = [d for d in ("tests", "gdb-scripts/tests", "labs") if os.path.isdir(os.path.join(REPO, d))]
     t0 = time.time()
     p = subprocess.run([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider"] + dirs,
                        cwd=REPO, capture_output=True, text=True)

@@ -32,7 +32,6 @@ from labs import scenarios
 REPO = vm.REPO
 
 DEST = os.path.join(REPO, "gdb-scripts", "tests", "fixtures")
-LAB_DATA = os.path.join(REPO, "tests", "data", "labs")
 GRADE = os.path.join(REPO, "build", "grade")
 # What a check reads: the serial log (or a host step's output), the gdb
 # transcript; lab 4's table step reads the table.json its host step wrote;
@@ -72,12 +71,12 @@ def store_labs(only=None):
                     if kind == "serial" or kind == "json":
                         print("fixtures: no %s (run `make grade N=%d`)" % (src, x.number))
                     continue
-                out = os.path.join(LAB_DATA, x.folder, "%s.%s.xz" % (step["name"], kind))
+                out = x.path("runs", "%s.%s.xz" % (step["name"], kind))
                 os.makedirs(os.path.dirname(out), exist_ok=True)
                 with lzma.open(out, "wt", preset=9) as f:
                     f.write(scrub(open(src, errors="replace").read()))
                 n += 1
-    print("fixtures: %d files in %s" % (n, os.path.relpath(LAB_DATA, REPO)))
+    print("fixtures: %d files in labs/*/runs/" % n)
 
 
 # ------------------------------------------------ the forms kasan-decode reads

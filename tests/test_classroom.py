@@ -7,12 +7,15 @@ import tarfile
 import pytest
 
 import vm
-from labs import classroom
+from labs import classroom, lab
+
+ONE = lab.by_number(1).folder
+TWO = lab.by_number(2).folder
 
 
 def test_declared_files_are_every_exercise_s_and_the_answers():
     files = classroom.declared_files()
-    assert "labs/01-tag-assignment/student/tagmath.py" in files
+    assert f"labs/{ONE}/student/tagmath.py" in files
     assert "labs/module/kasan_student.c" in files
     assert files[-1] == "answers.md" and len(files) == len(set(files))
     assert "# Answers" in classroom.answers_template()
@@ -20,7 +23,7 @@ def test_declared_files_are_every_exercise_s_and_the_answers():
 
 def student_tree(tmp_path, name):
     root = tmp_path / name
-    for rel in classroom.declared_files() + ["labs/01-tag-assignment/check.py", "Makefile"]:
+    for rel in classroom.declared_files() + [f"labs/{ONE}/check.py", "Makefile"]:
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("student %s: %s\n" % (name, rel))
@@ -29,7 +32,7 @@ def student_tree(tmp_path, name):
 
 def fresh(tmp_path):
     dest = tmp_path / "fresh"
-    for rel in classroom.declared_files() + ["labs/01-tag-assignment/check.py", "Makefile"]:
+    for rel in classroom.declared_files() + [f"labs/{ONE}/check.py", "Makefile"]:
         p = dest / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("pristine\n")
@@ -39,9 +42,9 @@ def fresh(tmp_path):
 def test_take_copies_only_declared_files_from_a_tree(tmp_path):
     tree, dest = student_tree(tmp_path, "ann"), fresh(tmp_path)
     taken = classroom.take(str(tree), str(dest))
-    assert "labs/01-tag-assignment/student/tagmath.py" in taken
-    assert (dest / "labs/01-tag-assignment/student/tagmath.py").read_text().startswith("student")
-    assert (dest / "labs/01-tag-assignment/check.py").read_text() == "pristine\n"
+    assert f"labs/{ONE}/student/tagmath.py" in taken
+    assert (dest / f"labs/{ONE}/student/tagmath.py").read_text().startswith("student")
+    assert (dest / f"labs/{ONE}/check.py").read_text() == "pristine\n"
     assert (dest / "Makefile").read_text() == "pristine\n"
 
 
@@ -49,11 +52,11 @@ def test_take_from_an_archive_ignores_other_members(tmp_path):
     tree, dest = student_tree(tmp_path, "bob"), fresh(tmp_path)
     arch = tmp_path / "bob.tar.gz"
     with tarfile.open(arch, "w:gz") as t:
-        for rel in ("labs/02-brk-dispatch/student/esr.py", "labs/01-tag-assignment/check.py",
+        for rel in (f"labs/{TWO}/student/esr.py", f"labs/{ONE}/check.py",
                     "Makefile"):
             t.add(str(tree / rel), arcname=rel)
-    assert classroom.take(str(arch), str(dest)) == ["labs/02-brk-dispatch/student/esr.py"]
-    assert (dest / "labs/01-tag-assignment/check.py").read_text() == "pristine\n"
+    assert classroom.take(str(arch), str(dest)) == [f"labs/{TWO}/student/esr.py"]
+    assert (dest / f"labs/{ONE}/check.py").read_text() == "pristine\n"
     with pytest.raises(vm.KtError, match="neither a student tree nor a submission"):
         classroom.take(str(tmp_path / "missing.tar.gz"), str(dest))
 

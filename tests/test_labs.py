@@ -8,6 +8,8 @@ import pytest
 import vm
 from labs import lab, scenarios
 
+ONE = lab.by_number(1).folder
+
 LABS = os.path.join(vm.REPO, "labs")
 
 
@@ -22,9 +24,9 @@ def test_every_lab_loads():
 
 @pytest.fixture
 def scratch(tmp_path):
-    """A copy of labs/01-tag-assignment to break."""
-    d = tmp_path / "01-tag-assignment"
-    shutil.copytree(os.path.join(LABS, "01-tag-assignment"), d)
+    """A copy of lab 1's folder to break."""
+    d = tmp_path / ONE
+    shutil.copytree(os.path.join(LABS, ONE), d)
     return tmp_path, d
 
 
@@ -32,18 +34,18 @@ def test_misspelt_key_names_the_file(scratch):
     root, d = scratch
     toml = d / "steps.toml"
     toml.write_text(toml.read_text().replace('cmdline = "kunit', 'cmdlien = "kunit', 1))
-    with pytest.raises(vm.KtError, match=r"labs/01-tag-assignment/steps.toml: step slab: "
+    with pytest.raises(vm.KtError, match=fr"labs/{ONE}/steps.toml: step slab: "
                                          r"unknown key 'cmdlien'"):
-        lab.load_lab("01-tag-assignment", str(root))
+        lab.load_lab(ONE, str(root))
 
 
 def test_missing_check_function_names_check_py(scratch):
     root, d = scratch
     py = d / "check.py"
     py.write_text(py.read_text().replace("def check_reuse(", "def check_reused("))
-    with pytest.raises(vm.KtError, match=r"step reuse: labs/01-tag-assignment/check.py has no "
+    with pytest.raises(vm.KtError, match=fr"step reuse: labs/{ONE}/check.py has no "
                                          r"check_reuse\(\)"):
-        lab.load_lab("01-tag-assignment", str(root))
+        lab.load_lab(ONE, str(root))
 
 
 def test_checks_false_is_allowed_and_needs_no_function(scratch):
@@ -52,7 +54,7 @@ def test_checks_false_is_allowed_and_needs_no_function(scratch):
     py.write_text(py.read_text().replace("def check_reuse(", "def check_reused("))
     toml = d / "steps.toml"
     toml.write_text(toml.read_text().replace('name = "reuse"\n', 'name = "reuse"\nchecks = false\n'))
-    assert lab.load_lab("01-tag-assignment", str(root)).step("reuse")["checks"] is False
+    assert lab.load_lab(ONE, str(root)).step("reuse")["checks"] is False
 
 
 def test_unknown_placeholder_and_variant(scratch):
@@ -60,14 +62,14 @@ def test_unknown_placeholder_and_variant(scratch):
     (d / "slab.gdb").write_text("echo {moddir:nope}\necho {kernel:swtags}\n")
     with pytest.raises(vm.KtError, match=r"slab.gdb\): \{moddir:nope\} names unknown variant "
                                          r"'nope'; and 1 more"):
-        lab.load_lab("01-tag-assignment", str(root))
+        lab.load_lab(ONE, str(root))
 
 
 def test_missing_gdb_file(scratch):
     root, d = scratch
     os.unlink(d / "pages.gdb")
     with pytest.raises(vm.KtError, match="step pages: gdb file pages.gdb does not exist"):
-        lab.load_lab("01-tag-assignment", str(root))
+        lab.load_lab(ONE, str(root))
 
 
 def test_serial_placeholder_must_be_an_earlier_step():
@@ -134,7 +136,7 @@ def test_folders_need_a_number_and_steps(tmp_path):
 def spec_errors(steps, module=None, **top):
     mod = module or type(os)("m")
     spec = dict({"title": "t", "step": steps, "hours": 1.0, "objectives": ["o"]}, **top)
-    return lab.validate("01-tag-assignment", spec, mod, LABS)
+    return lab.validate(ONE, spec, mod, LABS)
 
 
 def test_step_shape_errors():
@@ -142,35 +144,35 @@ def test_step_shape_errors():
     mod.check_a = mod.check_b = lambda run: []
     assert spec_errors([{"name": "a"}, {"name": "b"}], mod) == []
     errs = spec_errors([{"name": "a"}, {"cmdline": "x"}, {"name": "a"}], mod)
-    assert "labs/01-tag-assignment/steps.toml: step #2: has no name" in errs
-    assert "labs/01-tag-assignment/steps.toml: step a: duplicate step name" in errs
+    assert f"labs/{ONE}/steps.toml: step #2: has no name" in errs
+    assert f"labs/{ONE}/steps.toml: step a: duplicate step name" in errs
     assert spec_errors([{"name": "a", "gdb": "slab.gdb", "host": ["x"]}], mod) == [
-        "labs/01-tag-assignment/steps.toml: step a: has both gdb and host"]
+        f"labs/{ONE}/steps.toml: step a: has both gdb and host"]
     assert spec_errors([{"name": "a", "filter": "("}], mod)[0].startswith(
-        "labs/01-tag-assignment/steps.toml: step a: filter is not a regex")
+        f"labs/{ONE}/steps.toml: step a: filter is not a regex")
     assert spec_errors([{"name": "a", "timeout": "9"}], mod) == [
-        "labs/01-tag-assignment/steps.toml: step a: timeout must be a int"]
+        f"labs/{ONE}/steps.toml: step a: timeout must be a int"]
     assert spec_errors([{"name": "a", "control": "nope"}], mod) == [
-        "labs/01-tag-assignment/steps.toml: step a: control 'nope' is not a variant "
+        f"labs/{ONE}/steps.toml: step a: control 'nope' is not a variant "
         "(vm/configs/)"]
     assert spec_errors([{"name": "a", "machine": "virt-mte-qemu7.2"}], mod) == []
     assert spec_errors([{"name": "a", "machine": "virt-mtee"}], mod)[0].startswith(
-        "labs/01-tag-assignment/steps.toml: step a: machine 'virt-mtee' is not one of virt,")
+        f"labs/{ONE}/steps.toml: step a: machine 'virt-mtee' is not one of virt,")
     assert spec_errors([{"name": "a", "machine": "virt", "gdb": "slab.gdb"}], mod) == [
-        "labs/01-tag-assignment/steps.toml: step a: machine is for plain boots only"]
+        f"labs/{ONE}/steps.toml: step a: machine is for plain boots only"]
 
 
 def test_checks_false_excludes_check_and_control():
     for extra in ({"check": "a"}, {"control": "swtags"}):
         errs = spec_errors([dict({"name": "q", "checks": False}, **extra)])
-        assert errs == ["labs/01-tag-assignment/steps.toml: step q: checks = false, "
+        assert errs == [f"labs/{ONE}/steps.toml: step q: checks = false, "
                         "yet check/control is given"], extra
     assert spec_errors([{"name": "q", "checks": False}]) == []
 
 
 def test_lab_keys():
     errs = lab.validate("01-x", {"titel": "t"}, type(os)("m"), LABS)
-    assert "labs/01-x/steps.toml: unknown key 'titel' (known: exercise, hours, objectives, " \
+    assert "labs/01-x/steps.toml: unknown key 'titel' (known: exercise, grader_only, hours, objectives, " \
         "patches, picture, sources, step, title)" \
         in errs
     assert "labs/01-x/steps.toml: missing 'title'" in errs

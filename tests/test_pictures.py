@@ -7,7 +7,8 @@ import pytest
 from Documentation.tools import pictures
 from kasan import report
 from labs import scenarios
-from test_graders import load
+from labs.lab import by_number
+from tests.graderlib import load
 
 NS = "{http://www.w3.org/2000/svg}"
 
@@ -58,7 +59,7 @@ def test_scenario_strip_frames_the_access():
 
 
 def test_chain_from_a_captured_backtrace():
-    gdb = load("02-brk-dispatch", "brk", "gdb")
+    gdb = load(by_number(2).folder, "brk", "gdb")
     from labs.lab import backtrace, gdb_sections
     frames = backtrace(gdb_sections(gdb)["backtrace"])
     assert [f for f, _ in frames[:2]] == ["kasan_handler", "call_break_hook"]

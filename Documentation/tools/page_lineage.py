@@ -4,6 +4,7 @@ KASAN reuses of the series."""
 
 from Documentation.tools import lineage, pictures
 from Documentation.tools.sitelib import heading, lineage_data, rst_escape, write
+from labs import lab as labdata
 
 
 def lineage_rows(patches, src):
@@ -72,9 +73,9 @@ def page_lineage_hwtags(rows, ver):
         return ""
     out = ["\n" + heading("What hardware tag-based KASAN reuses", "-")]
     out.append("%s's third mode, hardware tag-based KASAN (``CONFIG_KASAN_HW_TAGS``, arm64 "
-               "MTE; :doc:`/labs/06-hardware-tags/index`), keeps the series' tagged "
+               "MTE; :doc:`/labs/%s/index`), keeps the series' tagged "
                "pointers and reports but not its shadow or compiler checks. Each line below "
-               "is built for it as for sw-tags:\n\n" % ver)
+               "is built for it as for sw-tags:\n\n" % (ver, labdata.by_number(6).folder))
     out.append(".. list-table::\n   :header-rows: 1\n\n   * - v9 patch\n     - what\n"
                "     - the patch's own text\n     - in %s\n" % ver)
     for r in rows:

@@ -20,7 +20,7 @@ try:
 except gdb.error as e:
     print("KT-GDB-ERROR kasan-history => %s" % e)
 end
-# No breakpoint left for finish to re-hit (labs/01-tag-assignment/slab.gdb).
+# No breakpoint left for finish to re-hit (lab 1's slab.gdb).
 delete
 finish
 echo KT-GDB kasan-report\n

@@ -9,7 +9,7 @@ echo KT-GDB kasan-shadow\n
 kasan-shadow $x0
 echo KT-GDB functions\n
 printf "tag=%02x untag=%016lx\n", $kasan_tag($x0), $kasan_untag($x0)
-# No breakpoint left for finish to re-hit (labs/01-tag-assignment/slab.gdb).
+# No breakpoint left for finish to re-hit (lab 1's slab.gdb).
 delete
 finish
 echo KT-GDB kasan-report\n

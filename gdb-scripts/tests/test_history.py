@@ -1,5 +1,5 @@
 """kasan-history's pure parts (kasan/history.py), on frames as a replay of
-the uaf scenario gave them (labs/07-back-from-the-report)."""
+the uaf scenario gave them (lab 7: back from the report)."""
 from kasan import history
 
 FREE = [("__pi_memset", "arch/arm64/lib/memset.S", 58),

@@ -13,7 +13,7 @@ def gdb_hits(run):
     """Per `KT-GDB hit`: the kasan-tag fields and the kasan-shadow rows.
     Two hits in a row that saw the same address and the same rows are one
     stop reported twice (gdb can stop again at a breakpoint it resumes
-    from: labs/01-tag-assignment/slab.gdb); a second report at the same
+    from: lab 1's slab.gdb); a second report at the same
     tagged address would still be one hit short of the reports."""
     hits = []
     for h in _gdb_blocks(run):

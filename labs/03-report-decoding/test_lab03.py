@@ -1,0 +1,71 @@
+"""Lab 3's offline grader tests: its checks on its stored runs (runs/),
+its alteration tables, and the edge cases of its checks."""
+
+import os
+import re
+
+
+from tests.graderlib import LABS, grade, load, named
+
+FOLDER = os.path.basename(os.path.dirname(os.path.abspath(__file__)))
+LAB = LABS[int(FOLDER[:2])]
+
+
+# (step, kind, regex, replacement): each alteration of a stored run must be
+# graded BAD (tests/test_graders.py runs them).
+ALTER = [
+    ("reports", "gdb", r"(memory tag:\s+)([0-9a-f]{2})", r"\g<1>00"),
+    ("reports", "serial", r"lab_uaf_realloc", "lab_uaf_reelloc"),
+    ("reports", "gdb", r"^(pointer:\s+0x)([0-9a-f])", lambda m: m.group(1) + (
+        "0" if m.group(2) != "0" else "1")),
+    ("generic", "serial", r"BUG: KASAN: use-after-free", "BUG: KASAN: slab-out-of-bounds"),
+    ("decode-generic", "host", r"generic mode: no tags", "sw_tags mode"),
+    ("history", "serial", r"BUG: KASAN: use-after-free in lab_oob_history",
+     "BUG: KASAN: invalid-access in lab_oob_history"),
+    ("history", "serial", r"BUG: KASAN: invalid-access in lab_oob_right",
+     "BUG: KASAN: use-after-free in lab_oob_right"),
+    ("history", "serial", r"oob-history result found=1", "oob-history result found=0"),
+    ("history", "serial", r"retake_slot\+", "other_fn+"),
+    ("history", "serial", r"(oob-history ptr name=neighbour \S+ tag=)([0-9a-f]{2})",
+     lambda m: m.group(1) + "%02x" % ((int(m.group(2), 16) + 1) % 254)),
+]
+
+
+# (exercise, step, kind, regex, replacement): each must turn the exercise's
+# check BAD (tests/test_exercises.py runs them).
+EX_ALTER = [
+    ("3.1", "mystery", "serial", r"Write of size 8", "Write of size 4"),
+    ("3.2", "mystery", "serial", r"mystery_rec_put", "mystery_rec_drop"),
+    ("3.3", "mystery", "serial", r"cache mystery_session", "cache kmalloc-128"),
+]
+
+
+def test_lab3_each_check_on_its_own():
+    data = {k: load(FOLDER, "reports", k) for k in ("serial", "gdb")}
+    first = data["gdb"].index("KT-GDB hit")
+    second = data["gdb"].index("KT-GDB hit", first + 1)
+    one_less = dict(data, gdb=data["gdb"][:first] + data["gdb"][second:])
+    assert named(grade(FOLDER, "reports", one_less))[
+        "gdb stopped before each report"] is False
+    noaddr = dict(data, serial=re.sub(r"^.*(Read|Write) of size .*$", "", data["serial"],
+                                      count=1, flags=re.M))
+    res = named(grade(FOLDER, "reports", noaddr))
+    assert [v for k, v in res.items() if k.endswith("address in the report == x0 at the stop")
+            ][0] is False
+    empty = named(grade(FOLDER, "generic", {"serial": "", "gdb": ""}))
+    assert empty["generic reports carry no tags"] is False
+
+
+def test_lab3_a_stop_reported_twice_counts_once():
+    """gdb may stop twice at the breakpoint it resumes from: the same
+    hit block twice in a row is one stop, not a sixth report."""
+    gdb = load(FOLDER, "reports", "gdb")
+    first = "KT-GDB hit" + gdb.split("KT-GDB hit")[1]
+    data = {"serial": load(FOLDER, "reports", "serial"),
+            "gdb": gdb.replace(first, first + first, 1)}
+    assert all(ok for _, ok, _ in grade(FOLDER, "reports", data))
+    # A hit that saw something else is not folded away.
+    other = re.sub(r"(pointer:\s+0x)([0-9a-f])", lambda m: m.group(1) + (
+        "0" if m.group(2) != "0" else "1"), first, count=1)
+    data["gdb"] = gdb.replace(first, first + other, 1)
+    assert not all(ok for _, ok, _ in grade(FOLDER, "reports", data))

@@ -1,0 +1,34 @@
+"""Lab 7's offline grader tests: its checks on its stored runs (runs/),
+its alteration tables, and the edge cases of its checks."""
+
+import os
+
+
+from tests.graderlib import LABS
+
+FOLDER = os.path.basename(os.path.dirname(os.path.abspath(__file__)))
+LAB = LABS[int(FOLDER[:2])]
+
+
+# (step, kind, regex, replacement): each alteration of a stored run must be
+# graded BAD (tests/test_graders.py runs them).
+ALTER = [
+    # lab 7: kasan-history naming the wrong function, value, order or return
+    ("uaf", "gdb", r"kfree <- lab_uaf", "kmalloc <- lab_uaf"),
+    ("uaf", "gdb", r"^(write 1: )fe", r"\g<1>00"),
+    ("uaf", "gdb", r"^back at instruction (\d+)", r"back at instruction 1\1"),
+    ("uaf", "gdb", r"^stopped: write", "stopped after"),
+    ("realloc", "gdb", r"^(write 2: )fe  free      ", r"\g<1>fe  allocation"),
+    ("realloc", "gdb", r"<- lab_uaf_realloc$", "<- lab_other"),
+    ("redzone", "gdb", r"^(write 1: [0-9a-f]{2}\s+)[\w-]+", r"\1other"),
+    ("redzone", "gdb", r"^stopped.*$", ""),
+]
+
+
+# (exercise, step, kind, regex, replacement): each must turn the exercise's
+# check BAD (tests/test_exercises.py runs them).
+EX_ALTER = [
+    ("7.1", "ex-freed", "gdb", r"(kasan_lab\.c:)(\d+)", lambda m: m.group(1) + str(int(m.group(2)) + 1)),
+    ("7.2", "ex-tagwrite", "gdb", r"(instruction count = )(\d+)",
+     lambda m: m.group(1) + str(int(m.group(2)) - 1)),
+]
