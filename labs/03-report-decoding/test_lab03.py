@@ -69,3 +69,28 @@ def test_lab3_a_stop_reported_twice_counts_once():
         "0" if m.group(2) != "0" else "1"), first, count=1)
     data["gdb"] = gdb.replace(first, first + other, 1)
     assert not all(ok for _, ok, _ in grade(FOLDER, "reports", data))
+
+
+def test_mystery_cause_and_fix_are_judged():
+    """cause and fix are graded against answers.toml: the right pair is GOOD,
+    a wrong cause BAD, and without answers.toml (a student tree) BAD with
+    the reason, never GOOD by default."""
+    judged = LAB.module.judged
+    assert all(ok for _, ok, _ in judged("mystery-a", {"cause": "loop-bound",
+                                                       "fix": "stop-at-n"}))
+    res = named(judged("mystery-a", {"cause": "wrong-size", "fix": "stop-at-n"}))
+    assert res == {"mystery-a: cause": False, "mystery-a: fix": True}
+    assert not all(ok for _, ok, _ in judged("mystery-z", {}))
+
+
+def test_mystery_without_answers_is_bad(tmp_path):
+    """check.py in a folder without answers.toml, as in a student tree."""
+    import importlib.util
+    import shutil
+    shutil.copy(LAB.path("check.py"), tmp_path / "check.py")
+    spec = importlib.util.spec_from_file_location("lab3_copy", tmp_path / "check.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    res = mod.judged("mystery-a", {"cause": "loop-bound", "fix": "stop-at-n"})
+    assert res == [("mystery-a: cause and fix (the lab's answers.toml is here)", False,
+                    "make grade-class grades them in the teacher's tree")]
