@@ -103,6 +103,9 @@ def check_site():
     record("site: internal links and anchors resolve", not bad, "%d broken" % len(bad), 0,
            bad[:10])
     t0 = time.time()
+    for name, ok, why in site_check.edition_checks():
+        record(name, ok, why if not ok else "", time.time() - t0)
+        t0 = time.time()
     try:
         for name, ok, why in site_check.dom_checks():
             record(name, ok, str(why) if not ok else "", time.time() - t0)

@@ -5,7 +5,7 @@ import os
 import re
 
 
-from tests.graderlib import LABS, grade, load, named
+from tests.graderlib import solution_only, LABS, grade, load, named
 
 FOLDER = os.path.basename(os.path.dirname(os.path.abspath(__file__)))
 LAB = LABS[int(FOLDER[:2])]
@@ -71,6 +71,7 @@ def test_lab3_a_stop_reported_twice_counts_once():
     assert not all(ok for _, ok, _ in grade(FOLDER, "reports", data))
 
 
+@solution_only
 def test_mystery_cause_and_fix_are_judged():
     """cause and fix are graded against answers.toml: the right pair is GOOD,
     a wrong cause BAD, and without answers.toml (a student tree) BAD with
