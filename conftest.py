@@ -8,6 +8,7 @@ import pytest
 
 import vm
 from vm import cache, kbuild
+from kasan import modes
 
 # The import path is pyproject.toml's `pythonpath` (the checkout, gdb-scripts).
 REPO = os.path.dirname(os.path.abspath(__file__))
@@ -24,7 +25,7 @@ def load_fixture(name):
 
 @pytest.fixture(scope="session")
 def swtags_log():
-    return load_fixture("swtags")
+    return load_fixture(modes.SW_TAGS.variant)
 
 
 @pytest.fixture(scope="session")
@@ -34,7 +35,7 @@ def generic_log():
 
 @pytest.fixture(scope="session")
 def hwtags_log():
-    return load_fixture("hwtags")
+    return load_fixture(modes.HW_TAGS.variant)
 
 
 class FakeKbuild:
@@ -52,7 +53,7 @@ class FakeKbuild:
             return
         self.builds += 1
         time.sleep(self.delay)
-        outs = vm.kbuild.outputs("swtags")
+        outs = vm.kbuild.outputs(modes.SW_TAGS.variant)
         for i, out in enumerate(outs):
             if self.fail_at == i:
                 raise vm.KtError("`make -C src` failed (exit 2); full log: %s" % logfile)

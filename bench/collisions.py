@@ -22,8 +22,11 @@ import os
 import vm
 from bench import run_main
 from labs import scenarios
+from kasan.modes import HW_TAGS, SW_TAGS
 
-EXPECTED = {"swtags": {0: 0.0, 1: 1 / 127}, "hwtags": dict(scenarios.HW_REPEAT)}
+SW, HW = SW_TAGS.variant, HW_TAGS.variant
+
+EXPECTED = {SW: {0: 0.0, 1: 1 / 127}, HW: dict(scenarios.HW_REPEAT)}
 CMDLINE = "kunit.enable=0 " + vm.scenario_cmdline("collision,uaf-realloc")
 OUT = os.path.join(vm.REPO, "build", "bench", "collisions")
 
@@ -46,7 +49,7 @@ def main():
     vm.install_signal_handlers()
     ap = argparse.ArgumentParser(prog="bench/collisions.py")
     ap.add_argument("--seeds", type=int, default=20)
-    ap.add_argument("--variant", default=os.environ.get("VARIANT") or "swtags")
+    ap.add_argument("--variant", default=os.environ.get("VARIANT") or SW)
     a = ap.parse_args()
     if a.variant not in EXPECTED:
         raise vm.KtError("bench-collisions runs on %s, not %s"

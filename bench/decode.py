@@ -24,6 +24,9 @@ from typing import Dict, List, Tuple
 
 import vm
 from bench import run_main
+from kasan.modes import HW_TAGS, SW_TAGS
+
+SW, HW = SW_TAGS.variant, HW_TAGS.variant
 
 REPO = vm.REPO
 DECODE = os.path.join(REPO, "gdb-scripts", "kasan", "decode.py")
@@ -94,7 +97,7 @@ def compare(input_lines: List[str], script_out: str, ours_json: str) -> Tuple[in
 
 
 def main() -> int:
-    bdir = vm.build_kernel("swtags")
+    bdir = vm.build_kernel(SW)
     vm.build_module(bdir)       # --modules: the lab module's .ko files
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "swtags.log")

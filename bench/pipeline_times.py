@@ -20,6 +20,9 @@ import time
 
 import vm
 from bench import run_main
+from kasan.modes import HW_TAGS, SW_TAGS
+
+SW, HW = SW_TAGS.variant, HW_TAGS.variant
 
 REPO = vm.REPO
 
@@ -55,12 +58,12 @@ def main():
         try:
             _, t = timed(vm.pristine_tree)
             rows.append(("extract tarball (cold)", t))
-            _, t = timed(vm.build_kernel, "swtags")
+            _, t = timed(vm.build_kernel, SW)
             rows.append(("config + build swtags (cold)", t))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
             del os.environ["KASAN_TAGS_CACHE"]
-    bdir, t = timed(vm.build_kernel, "swtags")
+    bdir, t = timed(vm.build_kernel, SW)
     rows.append(("reuse cached swtags kernel (warm)", t))
     info = vm.kernel_info(bdir)
     if "build_seconds" in info:
@@ -68,7 +71,7 @@ def main():
     # Determinism's cost: the same boots, deterministic (-icount, a seed:
     # what every boot of the project runs) and by the host's clock.
     det, free = [], []
-    realtime = vm.machine_of_variant("swtags").realtime()
+    realtime = vm.machine_of_variant(SW).realtime()
     for _ in range(a.runs):
         b, t = timed(vm.boot, bdir, "", 300)
         det.append(t)

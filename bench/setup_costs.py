@@ -29,11 +29,14 @@ import time
 import vm
 from bench import run_main
 from labs import lab
+from kasan.modes import HW_TAGS, SW_TAGS
+
+SW, HW = SW_TAGS.variant, HW_TAGS.variant
 
 # Issue 16's figures, measured on this kind of machine before ccache (s).
-BEFORE = {"swtags": 262, "swtags-brk": 330, "generic": 280}
+BEFORE = {SW: 262, "swtags-brk": 330, "generic": 280}
 BEFORE_TOTAL_MIN = 50
-DEBUG_VARIANTS = ("swtags", "swtags-dwarf5", "swtags-dwarf-split", "swtags-dwarf-reduced")
+DEBUG_VARIANTS = (SW, "swtags-dwarf5", "swtags-dwarf-split", "swtags-dwarf-reduced")
 # What a kernel developer asks gdb on a halted tagged kernel, one line
 # each: the label and the command.  Success is "no error".
 GDB_PROBES = (
@@ -162,7 +165,7 @@ def first_lab():
         p = subprocess.run(["make", "-s", "-C", vm.REPO, "grade", "N=1"], env=env,
                            capture_output=True, text=True)
         total = time.time() - t0
-        info = json.load(open(os.path.join(vm.build_dir("swtags").replace(
+        info = json.load(open(os.path.join(vm.build_dir(SW).replace(
             vm.cache_root(), tmp), "kt-variant.json")))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -6,12 +6,15 @@ Everything here is computed from results.json's content; nothing is typed."""
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from vm.metrics import shadow_kb
+from kasan.modes import HW_TAGS, SW_TAGS
+
+SW, HW = SW_TAGS.variant, HW_TAGS.variant
 
 # swtags is 6.1's default "inline" build (outlined __hwasan_check_* calls);
 # swtags-brk inlines every check, ending in brk, as "inline" meant in 2018.
 # hwtags (MTE) runs on another QEMU (vm/qemu.py: virt-mte): compare its
 # memory with the others, not its times.
-MODES = ["none", "generic", "swtags", "swtags-outline", "swtags-brk", "hwtags"]
+MODES = ["none", "generic", SW, "swtags-outline", "swtags-brk", HW]
 LABELS = (("qemu", "QEMU"), ("boot_s", "boot to /init, s"), ("slab_kb", "Slab after boot, kB"),
           ("reserved_kb", "reserved at boot, kB"), ("tcp_mbit", "loopback TCP, Mbit/s"),
           ("ns_per_pair", "kmalloc+kfree, ns"),
@@ -68,8 +71,8 @@ def ratio_rows(results: Results, cover: Results) -> List[Tuple[str, List[str]]]:
         def then(m: str) -> str:
             return "%.2f" % (cover[key][m] / cover[key]["none"]) if key in cover else "--"
         out.append((label, [fmt(ratio(results, key, "generic")), then("generic"),
-                            fmt(ratio(results, key, "swtags")),
-                            fmt(ratio(results, key, "swtags-brk")), then("swtags")]))
+                            fmt(ratio(results, key, SW)),
+                            fmt(ratio(results, key, "swtags-brk")), then(SW)]))
     return out
 
 
@@ -81,7 +84,7 @@ def gap_sentences(results: Results) -> List[str]:
                                          ("insn_per_tcp_mb", "guest instructions per TCP "
                                           "MiB", False),
                                          ("ns_per_pair", "time per kmalloc+kfree", False)):
-        g, d, b = (results.get(m, {}).get(key) for m in ("generic", "swtags", "swtags-brk"))
+        g, d, b = (results.get(m, {}).get(key) for m in ("generic", SW, "swtags-brk"))
         if not (g and d and b):
             continue
         # speed relative to generic: > 1 means faster than generic

@@ -97,7 +97,7 @@ def clean_paths(text, bdir):
 def run_step(lab, step, runs, variant=None, transcript=True):
     # KT_LAB_VARIANT runs every step on one kernel: a negative control
     # (lab 2's brk step on the default kernel must be graded BAD).
-    variant = variant or os.environ.get("KT_LAB_VARIANT") or step.get("variant", "swtags")
+    variant = variant or os.environ.get("KT_LAB_VARIANT") or step.get("variant", vm.DEFAULT_VARIANT)
     built = {}
 
     def bdirs(v):
@@ -363,10 +363,10 @@ def interactive(folder, step_name):
     if step is None:
         raise vm.KtError("lab %s has no gdb step %r; gdb steps: %s" % (
             folder, step_name, ", ".join(s["name"] for s in steps)))
-    bdir = vm.build_kernel(step.get("variant", "swtags"))
+    bdir = vm.build_kernel(step.get("variant", vm.DEFAULT_VARIANT))
     serial = os.path.join(GRADE, folder, step["name"] + ".interactive.log")
     cmdline = step.get("cmdline", "kunit.enable=0")
-    initrd, rr = replay_of(step, step.get("variant", "swtags"), cmdline)
+    initrd, rr = replay_of(step, step.get("variant", vm.DEFAULT_VARIANT), cmdline)
     with vm.halted_vm(bdir, cmdline, serial=serial, initrd=initrd, rr=rr) as h:
         gfile = lab.path(step["gdb"])
         hint = "%s, step %s. The kernel is halted at its first instruction." % (

@@ -158,7 +158,7 @@ def student_readme(text: str) -> str:
 def ship_mystery(dest: str) -> str:
     """Build kasan_mystery.ko for the default kernel and put it where the
     handout's build_module finds it (vm.initramfs.shipped_module)."""
-    bdir = vm.build_kernel("swtags")
+    bdir = vm.build_kernel(vm.DEFAULT_VARIANT)
     vm.build_module(bdir)
     ko = os.path.join(vm.module_dir(bdir), "kasan_mystery.ko")
     if not os.path.exists(ko):

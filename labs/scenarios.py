@@ -11,6 +11,7 @@ import os
 import re
 import tomllib
 
+from kasan import modes
 from kasan import report as kreport
 from vm.initramfs import table_scenarios
 
@@ -22,12 +23,12 @@ KV = re.compile(r"(\w+)=(\S+)")
 
 
 MODULE_C = os.path.join(HERE, "module", "kasan_lab.c")
-MODES = ("sw_tags", "generic", "hw_tags")
-TAGGED = ("sw_tags", "hw_tags")
+MODES = tuple(m.name for m in modes.ALL)
+TAGGED = tuple(m.name for m in modes.TAGGED)
 EXPECTED_KEYS = {"check", "benchmark", "events", *MODES}
 # The random tags each mode draws (6.1 include/linux/kasan-tags.h:
 # KASAN_TAG_MIN..KASAN_TAG_MAX; 0xfe and 0xff are reserved in both).
-TAG_RANGE = {"sw_tags": (0x00, 0xFD), "hw_tags": (0xF0, 0xFD)}
+TAG_RANGE = {m.name: m.tag_range for m in modes.TAGGED}
 MODE_KEYS = {"reports", "results"}
 
 
@@ -37,6 +38,12 @@ def load_expected(path=EXPECTED, benchmarks=False):
     with open(path, "rb") as f:
         exp = tomllib.load(f)
     return {k: v for k, v in exp.items() if benchmarks or not v.get("benchmark")}
+
+
+def reported(name, mode, path=EXPECTED):
+    """Does 6.1 report scenario NAME in MODE (modes' name: sw_tags...)? From
+    expected.toml, where the tables of labs 4 and 6 take their expectations."""
+    return bool(load_expected(path)[name][mode]["reports"])
 
 
 def expected_errors(c_path=MODULE_C, toml_path=EXPECTED):
@@ -157,7 +164,7 @@ def check_collision(ev, mode):
     errs = []
     if 0 not in res or 1 not in res:
         return ["missing result lines"]
-    if mode == "hw_tags":
+    if mode == modes.HW_TAGS.name:
         return errs + check_collision_hw(ev, res)
     if int(res[0]["same_tag"]) != 0:
         errs.append("gap 0: %s repeats; consecutive LCG draws alternate parity, "
@@ -185,7 +192,7 @@ def check_collision(ev, mode):
 # offset o through the 14 allowed tags, a step of o mod 14.  A step of 0
 # (o = 0 or 14) repeats the tag: 2/16.  Two draws repeat it when their
 # steps add up to 14: (2*2 + 2*1 + 1*2 + 11)/256 = 19/256.
-HW_REPEAT = {0: 2 / 16, 1: 19 / 256}
+HW_REPEAT = modes.HW_REPEAT
 
 
 def check_collision_hw(ev, res):

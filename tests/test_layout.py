@@ -72,3 +72,23 @@ def test_no_preexec_fn():
     for f in tracked("*.py"):
         if f != "tests/test_layout.py":
             assert "preexec_fn=" not in open(os.path.join(REPO, f)).read(), f
+
+
+MODE_SPELLING = re.compile(r"[\"'](sw_tags|hw_tags|sw-tags|hw-tags|swtags|hwtags)[\"']")
+
+
+def test_mode_names_are_spelt_in_one_table():
+    """A KASAN mode's spellings (sw_tags, sw-tags, swtags and hw's) are
+    string literals only in the mode table, and in vm's default variant."""
+    hits = sorted({f for f in tracked("*.py") if not re.search(r"(^|/)(tests/|test_|conftest)", f)
+                   and MODE_SPELLING.search(open(os.path.join(REPO, f)).read())})
+    assert hits == ["gdb-scripts/kasan/modes.py", "vm/variant.py"], hits
+    from kasan import modes
+    import vm
+    assert modes.SW_TAGS.variant == vm.DEFAULT_VARIANT
+
+
+def test_mode_spelling_pattern_catches_each_spelling():
+    for s in ('"sw_tags"', "'hw-tags'", '"swtags"', '"hwtags"'):
+        assert MODE_SPELLING.search("x = %s" % s), s
+    assert not MODE_SPELLING.search('x = "swtags-brk"')

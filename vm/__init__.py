@@ -3,10 +3,10 @@
 Only this package knows kbuild, QEMU, gdb invocations and the cache layout.
 Everything else asks it, through the names below and nothing else:
 
-    bdir = vm.build_kernel("swtags")            build (or reuse), the build dir
+    bdir = vm.build_kernel(VARIANT)             build (or reuse), the build dir
     b = vm.boot(bdir, "kt_run=uaf", 300, log)   one boot: b.ok, b.status, b.text
     b, gdb_out = vm.boot_gdb(bdir, "x.gdb", cmdline, 300, log)
-    rdir, b = vm.record_run("swtags", cmdline)  a recording; vm.find_recording() finds it
+    rdir, b = vm.record_run(VARIANT, cmdline)   a recording; vm.find_recording() finds it
     with vm.halted_vm(bdir, cmdline, serial=log) as h: ... h.gdb_argv() ...
     vm.module_dir(bdir), vm.vmlinux(bdir)       files inside a build dir
 

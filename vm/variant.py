@@ -12,6 +12,8 @@ from typing import Dict, List, Tuple
 from vm.base import REPO, VM, KtError
 
 CONFIGS = os.path.join(VM, "configs")
+# the sw-tags kernel, as gdb-scripts/kasan/modes.py names it too (vm imports no
+# gdb-side package; tests/test_layout.py checks the two agree)
 DEFAULT_VARIANT = "swtags"
 
 

@@ -19,6 +19,7 @@ Pure functions over texts: problems() returns one line per broken claim.
 
 import re
 from typing import Dict, Iterable, List, Set, Tuple
+from kasan import modes
 
 DEF_FUNCTION = re.compile(
     r"^(?!\s*(?:return|if|else|while|for|switch|do|case|goto|sizeof)\b)"
@@ -73,7 +74,7 @@ def v9_names(name: str, renames: Iterable[Tuple[str, str]]) -> Set[str]:
 def claims(lineage: Dict, missing: Dict) -> List[Tuple[str, int, Set[str]]]:
     """(where, credited patch, the identifiers it is credited with)."""
     out = []
-    for i, row in enumerate(lineage.get("hwtags", [])):
+    for i, row in enumerate(lineage.get(modes.HW_TAGS.variant, [])):
         ids = named(row.get("what", "")) | defines(row.get("src", "").split(":", 1)[-1])
         out.append(("lineage.toml [[hwtags]] #%d" % (i + 1), int(row["patch"]), ids))
     for key, entry in missing.items():
@@ -101,7 +102,7 @@ def problems(seeds: Dict[int, str], lineage: Dict, missing: Dict) -> List[str]:
             if by and patch not in by:
                 bad.append("%s credits %s to patch %02d, but seed patch %s defines it"
                            % (where, ident, patch, "/".join("%02d" % n for n in sorted(by))))
-    for i, row in enumerate(lineage.get("hwtags", [])):
+    for i, row in enumerate(lineage.get(modes.HW_TAGS.variant, [])):
         where, patch = "lineage.toml [[hwtags]] #%d" % (i + 1), int(row["patch"])
         if patch in seeds:
             cite = row.get("v9", "")

@@ -7,6 +7,9 @@ import os
 from bench import table
 from Documentation.tools.sitelib import write
 from vm import REPO
+from kasan.modes import SW_TAGS
+
+SW = SW_TAGS.variant
 
 
 def bench_page():
@@ -25,8 +28,8 @@ def bench_page():
     for key, label in (("boot_s", "boot time"), ("tcp_mbit", "TCP throughput"),
                        ("slab_kb", "slab after boot")):
         n = res["none"].get(key)
-        for m in ("generic", "swtags", "swtags-brk"):
-            then_m = "swtags" if m == "swtags-brk" else m
+        for m in ("generic", SW, "swtags-brk"):
+            then_m = SW if m == "swtags-brk" else m
             v = res.get(m, {}).get(key)
             if not (n and v):
                 continue
@@ -34,13 +37,13 @@ def bench_page():
             out.append("* %s, %s: %.2f times the kernel without KASAN here, %.2f in 2018 "
                        "(%s).\n" % (label, m, got, then, "about the same" if abs(got / then - 1)
                                     < 0.15 else "larger here" if got > then else "smaller here"))
-    g, t = res["generic"], res["swtags"]
+    g, t = res["generic"], res[SW]
     if g.get("slab_kb") and t.get("slab_kb") and res["none"].get("slab_kb"):
         out.append("* the slab overhead of tag-based mode is %.1f%% of generic mode's "
                    "(2018: %.0f%%).\n" % (
                        100 * (t["slab_kb"] - res["none"]["slab_kb"]) /
                        max(1, g["slab_kb"] - res["none"]["slab_kb"]),
-                       100 * (cover["slab_kb"]["swtags"] - cover["slab_kb"]["none"]) /
+                       100 * (cover["slab_kb"][SW] - cover["slab_kb"]["none"]) /
                        (cover["slab_kb"]["generic"] - cover["slab_kb"]["none"])))
     out.append("\n")
     svg = os.path.join(REPO, "build", "bench", "ratios.svg")

@@ -22,6 +22,7 @@ from kasan import report as kreport
 from labs import exercises
 from labs import lab as labdata
 from labs import scenarios as labscn
+from kasan import modes
 
 
 def figure(svg, caption):
@@ -68,7 +69,7 @@ def missed_strip(lab, log, step, scn, what):
         return ("In this run, ``%s`` on the kernel of step ``%s`` printed no report and no "
                 "shadow line to draw.\n\n" % (scn, step))
     return figure(pictures.scenario_strip(
-        "%s: not reported" % what, (begin or {}).get("mode", "sw_tags"), sh["shadow"],
+        "%s: not reported" % what, (begin or {}).get("mode", modes.SW_TAGS.name), sh["shadow"],
         int(ptr["addr"], 16), int(sh["granule"]), int(acc["addr"], 16), acc["tag"],
         acc["memtag"]),
         "%s: not reported by this kernel; the shadow is the lab module's line before the "

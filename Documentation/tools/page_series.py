@@ -11,6 +11,7 @@ from Documentation.tools import provenance as prov
 from Documentation.tools.sitelib import (V9, code, cover_items, excerpt, heading, indent,
                                          labs_index, lineage_data, link, note, rst_escape,
                                          write)
+from kasan import modes
 
 
 def msg(msgid, text="archive"):
@@ -243,7 +244,7 @@ def write_pages(series, seeds, src, ver, per):
     if bad:
         raise SystemExit("gensite: which patch did what (Documentation/tools/credit.py): "
                          + "; ".join(bad))
-    for row in lineage_data().get("hwtags", []):
+    for row in lineage_data().get(modes.HW_TAGS.variant, []):
         if row.get("cover"):
             cover_items(cover, [row["cover"]], "patches/v9/lineage.toml [[hwtags]]")
     for r, p in seeds:

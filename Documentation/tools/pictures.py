@@ -17,6 +17,7 @@ import html
 import re
 import zlib
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from kasan import modes
 
 FONT = 'font-family="DejaVu Sans Mono, monospace" font-size="12"'
 
@@ -83,7 +84,7 @@ def tag_colour(value: str, mode: str) -> str:
 def tag_map(r: Dict[str, Any], rows_around: int = 1) -> str:
     """The memory-state rows of a report around its buggy row, one cell per
     shadow byte, the pointer's tag above and an arrow at the bad access."""
-    mode = r.get("mode") or "sw_tags"
+    mode = r.get("mode") or modes.SW_TAGS.name
     gran = 8 if mode == "generic" else 16
     state = r.get("memory_state") or []
     bi = next((i for i, row in enumerate(state) if row.get("buggy")), None)
@@ -291,7 +292,7 @@ def lineage_bars(rows: Sequence[Tuple[int, Dict[str, int]]],
 # ---------------------------------------------------------------- lab 7
 
 def tag_timeline(writes: Sequence[Dict[str, Any]], start: int, ptr_tag: str,
-                 mode: str = "sw_tags") -> str:
+                 mode: str = modes.SW_TAGS.name) -> str:
     """One granule's memory tag over time, oldest write first (kasan-history
     lists them newest first), then the bad access: each write a box with
     the value, what wrote it (allocation, free, new slab) and the lab

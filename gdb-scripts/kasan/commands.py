@@ -10,7 +10,7 @@ import os
 
 import gdb
 
-from kasan import history, report, tags
+from kasan import history, modes, report, tags
 
 
 def _kernel_dir():
@@ -115,7 +115,7 @@ and otherwise says so (the lab module prints it, read with LDG)."""
         shadow = tags.mem_to_shadow(addr, p)
         mem = read_bytes(shadow, 1)[0]
         out = ["pointer:     0x%016x" % addr, "mode:        %s" % p.mode]
-        if p.mode == "sw_tags":
+        if p.mode == modes.SW_TAGS.name:
             pt = tags.tag_of(addr)
             ok = tags.access_passes(pt, mem)
             out += ["pointer tag: %02x" % pt,
@@ -167,12 +167,12 @@ shadow memory (its tags are in MTE tag storage): there it says so."""
             raise tags.KasanError(tags.NO_SHADOW)
         start = tags.row_start(addr, p)
         span = 16 * p.granule
-        base = tags.untag(addr) if p.mode == "sw_tags" else addr
+        base = tags.untag(addr) if p.mode == modes.SW_TAGS.name else addr
         end = ((base + max(length, 1) + 2 * span + span - 1) // span) * span
         n = (end - start) // p.granule
         data = read_bytes(tags.mem_to_shadow(start, p), n)
         gdb.write("\n".join(tags.shadow_rows(addr, list(data), start, p)) + "\n")
-        if p.mode == "sw_tags":
+        if p.mode == modes.SW_TAGS.name:
             gdb.write("(each byte: the tag of 16 bytes; fe = freed/redzone, "
                       "ff = untagged: only a 0xff pointer passes)\n")
         else:
@@ -357,7 +357,7 @@ watch through QEMU: there it says so."""
         if start is None:
             raise tags.KasanError(history.NOT_A_REPLAY)
         shadow = tags.mem_to_shadow(addr, p)
-        ptr_tag = tags.tag_of(addr) if p.mode == "sw_tags" else None
+        ptr_tag = tags.tag_of(addr) if p.mode == modes.SW_TAGS.name else None
         gdb.write(history.header(addr, shadow, read_bytes(shadow, 1)[0], ptr_tag, start) + "\n")
         enabled = [b for b in gdb.breakpoints() if b.enabled]
         for b in enabled:

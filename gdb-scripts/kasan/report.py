@@ -16,6 +16,7 @@ finished, so a log of any size is read in constant memory.
 
 import re
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Tuple
+from kasan import modes
 
 Report = Dict[str, Any]
 
@@ -92,8 +93,8 @@ NO_SHADOW = ("wild-memory-access", "user-memory-access", "null-ptr-deref")
 # prints this line instead of the access, tags and memory state
 # (mm/kasan/report.c, kasan_report_async, built for CONFIG_KASAN_HW_TAGS only).
 ASYNC_LINE = "Asynchronous fault: no details available"
-MODES = {"sw_tags": "sw-tags", "hw_tags": "hw-tags", "sw-tags": "sw-tags",
-         "hw-tags": "hw-tags", "generic": "generic"}
+MODES = {s: m.kernel for m in modes.ALL for s in (m.name, m.kernel)}
+SW, HW = modes.SW_TAGS.kernel, modes.HW_TAGS.kernel  # as 6.1 prints them
 LIMIT = 20  # digits of a u64: a size, pid or offset longer than this is not a kernel's
 
 FIELDS = ("title", "bug_type", "access", "size", "addr", "pointer_tag", "memory_tag",
@@ -215,10 +216,10 @@ def _finish(r: Report, mode_hint: Optional[str]) -> Report:
     for k in ("_seen", "_section", "_rank", "_ended", "_past"):
         r.pop(k, None)
     if is_async:
-        r["mode"] = "hw-tags"
+        r["mode"] = HW
     elif r["pointer_tag"] is not None:
-        r["mode"] = boot if boot in ("sw-tags", "hw-tags") else \
-            (mode_hint if mode_hint in ("sw-tags", "hw-tags") else "sw-tags")
+        r["mode"] = boot if boot in (SW, HW) else \
+            (mode_hint if mode_hint in (SW, HW) else SW)
     else:
         r["mode"] = boot or mode_hint or "generic"
     loc = r["location"] or ""
@@ -566,19 +567,19 @@ def summary(r: Report) -> str:
     lines = [r["title"]]
     if r["access"] == "free":
         lines.append("  free of %s by %s/%s" % (r["addr"], r["task"], r["pid"]))
-    elif r["access"] and r["mode"] == "hw-tags" and not r["size"]:
+    elif r["access"] and r["mode"] == HW and not r["size"]:
         # 6.1's hw-tags report has no size: the CPU's tag check fault gives none
         lines.append("  %s at %s by %s/%s (hw-tags: the CPU's fault gives no size)" % (
             r["access"], r["addr"], r["task"], r["pid"]))
     elif r["access"]:
         lines.append("  %s of %d byte(s) at %s by %s/%s" % (
             r["access"], r["size"] or 0, r["addr"], r["task"], r["pid"]))
-    if r["mode"] == "hw-tags" and r["pointer_tag"] is None and not r["access"]:
+    if r["mode"] == HW and r["pointer_tag"] is None and not r["access"]:
         lines.append("  asynchronous (kasan.mode=async): the CPU only recorded that a tag "
                      "check failed -- no address, no tags; the stack shows where the kernel "
                      "noticed, not where the bad access was")
-    elif r["mode"] in ("sw-tags", "hw-tags"):
-        where = "the shadow byte" if r["mode"] == "sw-tags" else "the tag in tag storage"
+    elif r["mode"] in (SW, HW):
+        where = "the shadow byte" if r["mode"] == SW else "the tag in tag storage"
         lines.append("  pointer tag %s vs memory tag %s: the top byte of the pointer "
                      "must equal %s of the granule" % (r["pointer_tag"], r["memory_tag"], where))
         if r["memory_tag"] == "fe":
@@ -604,7 +605,7 @@ def summary(r: Report) -> str:
         lines.append("  freed at %s" % first_caller(r["free_stack"]))
     if r["buggy_row"]:
         lines.append("  %s row %s: %s" % (
-            "memory tags" if r["mode"] == "hw-tags" else "shadow", r["buggy_row"]["addr"],
+            "memory tags" if r["mode"] == HW else "shadow", r["buggy_row"]["addr"],
             " ".join(r["buggy_row"]["bytes"])))
     for p in r["problems"]:
         lines.append("  (unreadable field: %s)" % p)

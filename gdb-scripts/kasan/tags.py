@@ -21,6 +21,7 @@ checks it (6.1 mm/kasan/hw_tags.c, arch/arm64/include/asm/mte-kasan.h).
 import os
 import re
 from typing import Dict, List, Optional, Sequence
+from kasan import modes
 
 MASK64 = (1 << 64) - 1
 TAG_SHIFT = 56
@@ -53,7 +54,7 @@ class Params:
     """What a kernel's KASAN looks like: mode, shadow offset, scale."""
 
     def __init__(self, mode: str, offset: int, shift: Optional[int] = None):
-        if mode not in ("sw_tags", "generic", "hw_tags"):
+        if mode not in [m.name for m in modes.ALL]:
             raise KasanError("not a KASAN kernel (mode %r)" % mode)
         self.mode, self.offset = mode, offset & MASK64
         self.shift = shift if shift is not None else (3 if mode == "generic" else 4)
@@ -65,7 +66,7 @@ class Params:
 
     @property
     def has_shadow(self) -> bool:
-        return self.mode != "hw_tags"
+        return self.mode != modes.HW_TAGS.name
 
     @property
     def granule(self) -> int:
@@ -101,7 +102,7 @@ def mem_to_shadow(addr: int, p: Params) -> int:
     """kasan_mem_to_shadow() of include/linux/kasan.h, on the untagged address."""
     if not p.has_shadow:
         raise KasanError(NO_SHADOW)
-    a = untag(addr) if p.mode == "sw_tags" else to_u64(addr)
+    a = untag(addr) if p.mode == modes.SW_TAGS.name else to_u64(addr)
     return ((a >> p.shift) + p.offset) & MASK64
 
 
@@ -177,7 +178,7 @@ def shadow_rows(addr: int, shadow_bytes: Sequence[int], start: int, p: Params,
     describes; the row that contains addr is marked '>' and followed by a
     caret under its byte.  Returns a list of lines."""
     lines: List[str] = []
-    target = untag(addr) if p.mode == "sw_tags" else to_u64(addr)
+    target = untag(addr) if p.mode == modes.SW_TAGS.name else to_u64(addr)
     span = per_row * p.granule
     for i in range(0, len(shadow_bytes), per_row):
         row = shadow_bytes[i:i + per_row]
@@ -194,7 +195,7 @@ def shadow_rows(addr: int, shadow_bytes: Sequence[int], start: int, p: Params,
 def row_start(addr: int, p: Params, per_row: int = 16, rows_before: int = 2) -> int:
     """First granule shown: the row boundary rows_before rows above addr."""
     span = per_row * p.granule
-    a = untag(addr) if p.mode == "sw_tags" else to_u64(addr)
+    a = untag(addr) if p.mode == modes.SW_TAGS.name else to_u64(addr)
     return ((a // span) - rows_before) * span
 
 
@@ -209,12 +210,11 @@ def parse_config(text: str) -> Dict[str, str]:
 
 
 def params_from_config(cfg: Dict[str, str]) -> Params:
-    if cfg.get("CONFIG_KASAN_SW_TAGS") == "y":
-        mode = "sw_tags"
-    elif cfg.get("CONFIG_KASAN_GENERIC") == "y":
-        mode = "generic"
-    elif cfg.get("CONFIG_KASAN_HW_TAGS") == "y":
-        return Params("hw_tags", 0)
+    on = [m for m in modes.ALL if cfg.get(m.config) == "y"]
+    if on == [modes.HW_TAGS]:
+        return Params(modes.HW_TAGS.name, 0)
+    if on:
+        mode = on[0].name
     else:
         raise KasanError("not a KASAN kernel: CONFIG_KASAN_SW_TAGS, CONFIG_KASAN_HW_TAGS "
                          "and CONFIG_KASAN_GENERIC are all off")

@@ -5,6 +5,9 @@ import re
 from kasan import tags
 from labs.exercises import compare, hex_or_none, kv_lines, load_student
 from labs import scenarios
+from kasan.modes import SW_TAGS
+
+SW = SW_TAGS.name
 
 
 def returned_tag(lines):
@@ -43,7 +46,7 @@ def check_slab(run):
 
 def check_reuse(run):
     ev = run.lab_lines("tags")
-    errs = scenarios.run_check("tags", ev, "sw_tags")
+    errs = scenarios.run_check("tags", ev, SW)
     res = [("tags: shadow == pointer tag for every object", not errs, "; ".join(errs))]
     same_slot = {}
     for e, kv in ev:
@@ -55,7 +58,7 @@ def check_reuse(run):
     res.append(("a reallocated slot gets a new tag each time",
                 bool(reused) and all(a != b for t in reused for a, b in zip(t, t[1:])),
                 "slots reused: %s" % reused))
-    ctor = scenarios.run_check("ctor_tag", run.lab_lines("ctor-tag"), "sw_tags")
+    ctor = scenarios.run_check("ctor_tag", run.lab_lines("ctor-tag"), SW)
     res.append(("ctor cache keeps its tag, plain cache changes it", not ctor, "; ".join(ctor)))
     return res
 
@@ -134,10 +137,10 @@ def shadow_row_bytes(lines, start, count):
 
 def ex_shadow_helper(run, _runs):
     m = tagmath()
-    p = tags.Params("sw_tags", 0xEFFFFFC000000000)
+    p = tags.Params(SW, 0xEFFFFFC000000000)
     ptrs = sample_pointers()
     res = [compare("mem_to_shadow on %d pointers (offset 0x%x)" % (len(ptrs), p.offset),
-                   m.mem_to_shadow, lambda a, o: tags.mem_to_shadow(a, tags.Params("sw_tags", o)),
+                   m.mem_to_shadow, lambda a, o: tags.mem_to_shadow(a, tags.Params(SW, o)),
                    [(a, p.offset) for a in ptrs] + [(a, 0x1000) for a in ptrs[:20]])]
     sec = run.sections()
     kern, stud = kv_lines(sec.get("kernel", [])), kv_lines(sec.get("student", []))

@@ -10,6 +10,9 @@ from labs import scenarios
 from labs.exercises import load_answers
 from labs.modes import caught
 from vm import metrics
+from kasan.modes import GENERIC, HW_TAGS, NONE_VARIANT as NONE, SW_TAGS
+
+SW, HW, GEN = SW_TAGS.variant, HW_TAGS.variant, GENERIC.variant
 
 BOOT_LINE = re.compile(r"KernelAddressSanitizer initialized \(hw-tags, mode=(\w+)")
 
@@ -25,7 +28,7 @@ def check_hwtags(run):
             "boot line: %s" % (boot_mode(run.serial) or "no hw-tags boot line"))]
     names = [n for n in scenarios.load_expected() if n in scenarios.segments(run.serial)]
     res.append(("the scenarios ran", len(names) >= 5, "ran: %s" % ", ".join(names)))
-    for name, errs in scenarios.check_log(run.serial, "hw_tags", names):
+    for name, errs in scenarios.check_log(run.serial, HW_TAGS.name, names):
         res.append(("scenario %s as in expected.toml (hw_tags)" % name, not errs,
                     "; ".join(errs)))
     return res
@@ -58,12 +61,9 @@ def check_table(run):
 
 
 # What each mode must do with each scenario of the table: True = reported,
-# False = missed (expected.toml holds the bug types).
-MUST = {"oob-in-granule": {"generic": True, "swtags": False, "hwtags": False},
-        "uaf-realloc": {"generic": False, "swtags": True, "hwtags": True},
-        "match-all": {"generic": True, "swtags": False, "hwtags": False},
-        "uaf": {"generic": True, "swtags": True, "hwtags": True},
-        "double-free": {"generic": True, "swtags": True, "hwtags": True}}
+# False = missed -- as expected.toml (labs/module) says 6.1 does.
+MUST = {name: {m.variant: scenarios.reported(name, m.name) for m in (GENERIC, SW_TAGS, HW_TAGS)}
+        for name in ("oob-in-granule", "uaf-realloc", "match-all", "uaf", "double-free")}
 
 
 def check_table_data(t):
@@ -79,7 +79,7 @@ def check_table_data(t):
     res.append(("hwtags pointer tags lie in f0..fd (4 bits; fe, ff reserved)",
                 len(tags) >= 8 and all(0xF0 <= x <= 0xFD for x in tags),
                 " ".join("%02x" % x for x in tags) or "none seen"))
-    col = t.get("collision", {}).get("hwtags", {})
+    col = t.get("collision", {}).get(HW, {})
     for gap, p in scenarios.HW_REPEAT.items():
         k, n = col.get(str(gap), (0, 0))
         lo, hi = scenarios.binomial_bounds(n, p)
@@ -87,13 +87,13 @@ def check_table_data(t):
                     "IRG)" % (gap, 1 / p), n > 0 and lo <= k <= hi,
                     "%d of %d, band [%d, %d]" % (k, n, lo, hi)))
     mem = t.get("memory", {})
-    sh = {m: metrics.shadow_kb(mem[m], mem["none"]) if mem.get(m) and mem.get("none") else None
-          for m in ("swtags", "hwtags")}
-    ram = (mem.get("hwtags") or {}).get("ram")
+    sh = {m: metrics.shadow_kb(mem[m], mem[NONE]) if mem.get(m) and mem.get(NONE) else None
+          for m in (SW, HW)}
+    ram = (mem.get(HW) or {}).get("ram")
     res.append(("hwtags reserves no shadow: under 1/128 of RAM beyond none (image and stack "
                 "depot apart), while swtags reserves over 1/32",
-                None not in sh.values() and bool(ram) and sh["hwtags"] < ram / 128
-                and sh["swtags"] > ram / 32,
+                None not in sh.values() and bool(ram) and sh[HW] < ram / 128
+                and sh[SW] > ram / 32,
                 "beyond none, kB: %s; RAM %s kB" % (sh, ram)))
     return res
 
@@ -169,7 +169,7 @@ PREDICTED = ("report", "missed")
 def ex_predict_hw(run, _runs, ex):
     """6.1: for each scenario, will hw-tags report it?  Graded on the run."""
     try:
-        pred = load_answers(__file__, "predictions.toml").get("hwtags", {})
+        pred = load_answers(__file__, "predictions.toml").get(HW, {})
     except (OSError, ValueError) as e:
         return [("predictions.toml is a TOML file", False, str(e))]
     res = []

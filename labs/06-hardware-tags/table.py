@@ -13,12 +13,15 @@ from bench.table import text_table
 from labs import scenarios
 from labs.modes import caught, cell, collision_line, collisions, memory, memory_lines
 from vm import REPO
+from kasan.modes import GENERIC, HW_TAGS, NONE_VARIANT as NONE, SW_TAGS
 
-MODES = ("generic", "swtags", "hwtags")
+SW, HW, GEN = SW_TAGS.variant, HW_TAGS.variant, GENERIC.variant
+
+MODES = (GEN, SW, HW)
 BUGS = ["oob-right", "oob-in-granule", "uaf", "uaf-realloc", "double-free", "invalid-free",
         "match-all"]
 # How often a reused slot keeps its tag, per mode and gap (labs/scenarios.py)
-COLLIDE = {"swtags": {1: 1 / 127}, "hwtags": scenarios.HW_REPEAT}
+COLLIDE = {SW: {1: 1 / 127}, HW: scenarios.HW_REPEAT}
 
 
 def tags_seen(text):
@@ -39,8 +42,8 @@ def tags_seen(text):
 
 def main(hw, sw, gen, none):
     logs = {m: open(p, errors="replace").read() for m, p in
-            (("hwtags", hw), ("swtags", sw), ("generic", gen), ("none", none))}
-    out = {"bugs": {}, "memory": {}, "collision": {}, "tags": tags_seen(logs["hwtags"])}
+            ((HW, hw), (SW, sw), (GEN, gen), (NONE, none))}
+    out = {"bugs": {}, "memory": {}, "collision": {}, "tags": tags_seen(logs[HW])}
     rows = []
     for b in BUGS:
         row = {m: caught(logs[m], b) for m in MODES}
@@ -50,15 +53,15 @@ def main(hw, sw, gen, none):
     print()
     t = out["tags"]
     print("hwtags: %d distinct pointer tags seen, %s" % (
-        len(t), "from %02x to %02x" % (t[0], t[-1]) if t else "none"))
-    for m in ("swtags", "hwtags"):
+        len(t), "from %02x to %02x" % (t[0], t[-1]) if t else NONE))
+    for m in (SW, HW):
         out["collision"][m] = collisions(logs[m])
         for g, (k, n) in sorted(out["collision"][m].items()):
             print("%s %s" % (m, collision_line(g, k, n, COLLIDE[m].get(g))))
     print()
     mem = {m: memory(t) for m, t in logs.items()}
     out["memory"] = mem
-    print("\n".join(memory_lines(mem, ("none", "generic", "swtags", "hwtags"))[0]))
+    print("\n".join(memory_lines(mem, (NONE, GEN, SW, HW))[0]))
     d = os.path.join(REPO, "build", "grade", "06-hardware-tags")
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "table.json"), "w") as f:
