@@ -101,6 +101,8 @@ def scripted_shell(bdir: str, cmdline: str, script: str, a: argparse.Namespace) 
 
 
 def cmd_boot(a: argparse.Namespace) -> int:
+    """`make boot`, `make run`, `make shell`, `make qemu-gdb`: the arguments
+    checked once, then one function per way of running the kernel."""
     if a.machine:
         machine_named(a.machine)
         if a.gdb or a.shell:
@@ -113,20 +115,33 @@ def cmd_boot(a: argparse.Namespace) -> int:
     bdir = build_kernel(a.variant)
     cmdline = " ".join(x for x in (a.cmdline, scenario_cmdline(a.run)) if x)
     if a.gdb:
-        full = ("kt_shell=1 " if a.shell else "") + cmdline
-        with halted_vm(bdir, full, terminal=True,
-                       initrd=build_initramfs(bdir, shell=a.shell)) as vm:
-            return serve_halted(a.variant, vm, "")
+        return boot_halted(bdir, cmdline, a)
     if a.shell:
-        script = a.cmd if a.cmd is not None else \
-            (None if sys.stdin.isatty() else sys.stdin.read())
-        if script is not None:
-            return scripted_shell(bdir, cmdline, script, a)
-        print("kt: starting a shell in the %s kernel; leave with `poweroff -f` "
-              "or Ctrl-A X\nkt: %s" % (a.variant, SHELL_HINT), flush=True)
-        return proc.interactive(qemu_cmd(bdir, build_initramfs(bdir, "shell", shell=True),
-                                         full_cmdline("kt_shell=1 " + cmdline),
-                                         interactive=True))
+        return boot_shell(bdir, cmdline, a)
+    return boot_to_end(bdir, cmdline, a)
+
+
+def boot_halted(bdir: str, cmdline: str, a: argparse.Namespace) -> int:
+    """make qemu-gdb (and make shell GDB=1): halted at the first instruction."""
+    full = ("kt_shell=1 " if a.shell else "") + cmdline
+    with halted_vm(bdir, full, terminal=True, initrd=build_initramfs(bdir, shell=a.shell)) as vm:
+        return serve_halted(a.variant, vm, "")
+
+
+def boot_shell(bdir: str, cmdline: str, a: argparse.Namespace) -> int:
+    """make shell: a BusyBox shell on this terminal, or CMD='...' typed into it."""
+    script = a.cmd if a.cmd is not None else \
+        (None if sys.stdin.isatty() else sys.stdin.read())
+    if script is not None:
+        return scripted_shell(bdir, cmdline, script, a)
+    print("kt: starting a shell in the %s kernel; leave with `poweroff -f` "
+          "or Ctrl-A X\nkt: %s" % (a.variant, SHELL_HINT), flush=True)
+    return proc.interactive(qemu_cmd(bdir, build_initramfs(bdir, "shell", shell=True),
+                                     full_cmdline("kt_shell=1 " + cmdline), interactive=True))
+
+
+def boot_to_end(bdir: str, cmdline: str, a: argparse.Namespace) -> int:
+    """make boot, make run: the kernel runs its init to the end marker."""
     log_path = a.log or kt_dir(bdir, "boot.log")
     b = boot(bdir, cmdline, timeout=a.timeout, log_path=log_path, echo=not a.quiet,
              params=machine_named(a.machine) if a.machine else None,
