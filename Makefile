@@ -26,7 +26,7 @@ export SEED
 SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode $(wildcard labs/*/*.sh)
 TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py vm/record.py vm/runcache.py \
 	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py labs/handout.py bench/table.py \
-	Documentation/tools/pictures.py Documentation/tools/provenance.py
+	Documentation/tools/pictures.py Documentation/tools/provenance.py shared/tables.py gdb-scripts/kasan/modes.py
 
 .PHONY: all deps doctor kernel boot run shell qemu-gdb gdb record replay lab grade handout test decode \
 	submit grade-class \

@@ -11,7 +11,7 @@ reused slot got its old tag back, beside what the generator predicts:
            slot reallocated at once never repeats its tag (gap 0), and the
            draw after next repeats it 1 time in 127 (gap 1).
   hw-tags: QEMU's IRG, an LFSR over the 14 tags 0xf0..0xfd
-           (labs/scenarios.py: HW_REPEAT): 2/16 and 19/256.
+           (gdb-scripts/kasan/modes.py: HW_REPEAT): 2/16 and 19/256.
 
 The figures are printed, not asserted (a benchmark, not a test).
 """
@@ -21,12 +21,13 @@ import os
 
 import vm
 from bench import run_main
-from labs import scenarios
+from shared import scenario_log as scenarios
+from kasan import modes
 from kasan.modes import HW_TAGS, SW_TAGS
 
 SW, HW = SW_TAGS.variant, HW_TAGS.variant
 
-EXPECTED = {SW: {0: 0.0, 1: 1 / 127}, HW: dict(scenarios.HW_REPEAT)}
+EXPECTED = {SW: {0: 0.0, 1: 1 / 127}, HW: dict(modes.HW_REPEAT)}
 CMDLINE = "kunit.enable=0 " + vm.scenario_cmdline("collision,uaf-realloc")
 OUT = os.path.join(vm.REPO, "build", "bench", "collisions")
 

@@ -6,6 +6,7 @@ Everything here is computed from results.json's content; nothing is typed."""
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from vm.metrics import shadow_kb
+from shared.tables import rst_table, text_table
 from kasan.modes import HW_TAGS, SW_TAGS
 
 SW, HW = SW_TAGS.variant, HW_TAGS.variant
@@ -95,25 +96,6 @@ def gap_sentences(results: Results) -> List[str]:
         out.append("%s: swtags %.2f x generic's speed, swtags-brk %.2f x -- inlining every "
                    "check %s." % (label, sd, sb, verdict))
     return out
-
-
-def text_table(header: Sequence[str], body: Sequence[Tuple[str, Sequence[str]]]) -> str:
-    """Columns for the terminal: the first one left-aligned, the rest right."""
-    cols = [list(header)] + [[label, *cells] for label, cells in body]
-    widths = [max(len(r[i]) for r in cols) for i in range(len(header))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                               for i, (c, w) in enumerate(zip(r, widths))) for r in cols)
-
-
-def rst_table(header: Sequence[str], body: Sequence[Tuple[str, Sequence[str]]],
-              title: str = "", css: str = "") -> str:
-    out = [".. list-table::%s\n   :header-rows: 1\n" % (" " + title if title else "")]
-    if css:
-        out.append("   :class: %s\n" % css)
-    out.append("\n")
-    for r in [list(header)] + [[label, *cells] for label, cells in body]:
-        out.append("   * - %s\n" % (r[0] or " ") + "".join("     - %s\n" % c for c in r[1:]))
-    return "".join(out)
 
 
 RATIO_HEADER = ["", "generic, measured", "generic, 2018", "swtags, measured",

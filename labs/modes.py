@@ -3,7 +3,7 @@ which reports each scenario got, the tag-collision counts, and memory.
 
 Pure functions over the logs of `kt_run=...` boots (labs 4 and 6)."""
 
-from bench.table import text_table
+from shared.tables import text_table
 from kasan import report
 from labs import scenarios
 from vm import metrics

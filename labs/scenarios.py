@@ -6,20 +6,17 @@ KT-SCENARIO-BEGIN/END markers, read the module's "kasan_lab: <scenario>
 of each scenario, and compare with the expectations kept as data.
 """
 
-import math
 import os
-import re
 import tomllib
 
 from kasan import modes
 from kasan import report as kreport
+from shared.scenario_log import KV, LAB_LINE, binomial_bounds, events, segments  # noqa: F401
 from vm.initramfs import table_scenarios
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 EXPECTED = os.path.join(HERE, "module", "expected.toml")
-LAB_LINE = re.compile(r"kasan_lab: (?P<scn>[\w-]+) (?P<event>[\w-]+)(?P<rest>.*)$")
-KV = re.compile(r"(\w+)=(\S+)")
 
 
 MODULE_C = os.path.join(HERE, "module", "kasan_lab.c")
@@ -70,36 +67,6 @@ def expected_errors(c_path=MODULE_C, toml_path=EXPECTED):
             errs.append("%s: [%s] check %r is not one of %s" % (
                 rel, n, e["check"], ", ".join(CHECKS)))
     return errs
-
-
-def segments(text):
-    """{scenario: [lines]} between the init's BEGIN/END markers."""
-    out, cur = {}, None
-    for line in kreport.split_lines(text):
-        body = kreport.clean(line)
-        if body.startswith("KT-SCENARIO-BEGIN "):
-            cur = body.split()[1]
-            out[cur] = []
-        elif body.startswith("KT-SCENARIO-END "):
-            cur = None
-        elif cur is not None:
-            out[cur].append(line)
-    return out
-
-
-def events(lines, scn):
-    """The module's own lines of one scenario: [(event, {key: value})]."""
-    ev = []
-    for line in lines:
-        m = LAB_LINE.search(kreport.clean(line))
-        if m and m.group("scn") == scn:
-            ev.append((m.group("event"), dict(KV.findall(m.group("rest")))))
-    return ev
-
-
-def binomial_bounds(n, p, sigmas=5.0):
-    mean, sd = n * p, math.sqrt(n * p * (1 - p))
-    return max(0, math.floor(mean - sigmas * sd)), math.ceil(mean + sigmas * sd)
 
 
 def _shadow_runs(s):

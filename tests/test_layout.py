@@ -92,3 +92,12 @@ def test_mode_spelling_pattern_catches_each_spelling():
     for s in ('"sw_tags"', "'hw-tags'", '"swtags"', '"hwtags"'):
         assert MODE_SPELLING.search("x = %s" % s), s
     assert not MODE_SPELLING.search('x = "swtags-brk"')
+
+
+def test_labs_and_bench_do_not_import_each_other():
+    """What both need (text tables, the scenario log parser, the mode table)
+    lives in shared/ and gdb-scripts/kasan/."""
+    for pattern, other in (("labs/*.py", "bench"), ("bench/*.py", "labs")):
+        for f in tracked(pattern):
+            text = open(os.path.join(REPO, f)).read()
+            assert not re.search(r"^\s*(from %s\b|import %s\b)" % (other, other), text, re.M), f

@@ -8,7 +8,7 @@ import json
 import os
 import sys
 
-from bench.table import text_table
+from shared.tables import text_table
 from labs.modes import caught, cell, collision_line, collisions, memory, memory_lines
 from vm import REPO
 from kasan.modes import GENERIC, NONE_VARIANT as NONE, SW_TAGS

@@ -9,7 +9,7 @@ import json
 import os
 import sys
 
-from bench.table import text_table
+from shared.tables import text_table
 from labs import scenarios
 from labs.modes import caught, cell, collision_line, collisions, memory, memory_lines
 from vm import REPO
