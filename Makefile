@@ -98,9 +98,10 @@ import:
 	@$(if $(FILE),,echo "kasan-tags: error: make import needs FILE=<archive from make dist>"; exit 2)
 	@$(KT) import $(FILE)
 
+# make fixtures N=3: store lab 3's runs of the last `make grade` in its runs/;
+# without N: boot the variants again for the logs gdb-scripts/tests read.
 fixtures:
-	@$(PY) -m tests.fixtures
-	@$(PY) -m tests.fixtures forms
+	@$(if $(N),$(PY) -m tests.fixtures labs $(N),$(PY) -m tests.fixtures && $(PY) -m tests.fixtures forms)
 
 # Labs: `make lab N=1 [STEP=slab]` interactive; `make grade [N=2]` graded.
 lab:

@@ -6,8 +6,8 @@
                                        x86-generic (the suite), and store the
                                        serial logs in gdb-scripts/tests/fixtures/
     python3 -m tests.fixtures labs     store what the last `make grade` captured
-                                       for each graded step in tests/data/labs/
-    python3 -m tests.fixtures labs 06  the same for one lab
+                                       for each graded step in its lab's runs/
+    python3 -m tests.fixtures labs 6   the same for one lab (make fixtures N=6)
     python3 -m tests.fixtures forms    from those serial logs, the input forms
                                        kasan-decode reads (no boot): see FORMS
     python3 -m tests.fixtures boot V   only variant V's log (e.g. x86-generic,
@@ -48,7 +48,7 @@ def scrub(text):
 
 
 def store_labs(only=None):
-    """only: a lab number ("06"): store that lab's runs, leave the others'."""
+    """only: a lab number ("6" or "06"): store that lab's runs, leave the others'."""
     from labs import lab
     n = 0
     for x in lab.load_all():
