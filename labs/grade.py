@@ -34,6 +34,20 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = vm.REPO
 TRANSCRIPTS = os.path.join(REPO, "build", "transcripts")
 GRADE = os.path.join(REPO, "build", "grade")
+# A grading run's files, build/grade/LAB/STEP<suffix>: this table is their
+# one owner (the site, fixtures and checks ask output_path()).
+OUTPUTS = {"serial": ".serial.log", "gdb": ".serial.gdb.txt", "control": ".control.serial.log",
+           "gdb-file": ".gdb", "interactive": ".interactive.log"}
+
+
+def output_path(lab, step, kind="serial"):
+    """Where the grading run of LAB's STEP keeps its KIND (OUTPUTS)."""
+    return os.path.join(GRADE, lab, step + OUTPUTS[kind])
+
+
+def transcript_path(lab, step):
+    """build/transcripts/LAB/STEP.txt: what the page includes."""
+    return os.path.join(TRANSCRIPTS, lab, step + ".txt")
 
 
 class Run:
@@ -51,7 +65,7 @@ class Run:
 
     def lab_serial(self, step):
         """Path of the serial log another step of this lab saved."""
-        return os.path.join(GRADE, self.lab, step + ".serial.log")
+        return output_path(self.lab, step)
 
     def lab_lines(self, scenario=None):
         text = self.serial
@@ -75,7 +89,7 @@ def expand(text, bdirs, runs, lab=""):
         if kind == "serial":
             if arg in runs:
                 return runs[arg].paths[0]
-            path = os.path.join(GRADE, lab, arg + ".serial.log")
+            path = output_path(lab, arg)
             if not os.path.exists(path):
                 raise vm.KtError("step %s of %s has not run yet (no %s)" % (arg, lab, path))
             return path
@@ -97,7 +111,7 @@ def clean_paths(text, bdir):
 def run_step(lab, step, runs, variant=None, transcript=True):
     # KT_LAB_VARIANT runs every step on one kernel: a negative control
     # (lab 2's brk step on the default kernel must be graded BAD).
-    variant = variant or os.environ.get("KT_LAB_VARIANT") or step.get("variant", vm.DEFAULT_VARIANT)
+    variant = variant or os.environ.get("KT_LAB_VARIANT") or step["variant"]
     built = {}
 
     def bdirs(v):
@@ -109,14 +123,12 @@ def run_step(lab, step, runs, variant=None, transcript=True):
     run = Run(lab, step["name"], bdir or vm.build_dir(variant))
     out = os.path.join(GRADE, lab)
     os.makedirs(out, exist_ok=True)
-    serial = os.path.join(out, step["name"] + ("" if transcript else ".control")
-                          + ".serial.log")
-    timeout = step.get("timeout", 240)
-    cmdline = step.get("cmdline", "kunit.enable=0")
+    serial = output_path(lab, step["name"], "serial" if transcript else "control")
+    timeout, cmdline = step["timeout"], step["cmdline"]
     shown = []
     if "gdb" in step:
         src = os.path.join(HERE, lab, step["gdb"])
-        gfile = os.path.join(out, step["name"] + ".gdb")
+        gfile = output_path(lab, step["name"], "gdb-file")
         with open(gfile, "w") as f:
             f.write(expand(open(src).read(), bdirs, runs, lab))
         initrd, rr = replay_of(step, variant, cmdline)
@@ -161,7 +173,7 @@ def replay_of(step, variant, cmdline):
     try:
         rdir, _, initrd = vm.find_recording(variant, cmdline)
     except vm.KtError:
-        rdir, _ = vm.record_run(variant, cmdline, step.get("timeout", 240))
+        rdir, _ = vm.record_run(variant, cmdline, step["timeout"])
         initrd = os.path.join(rdir, "initramfs.cpio")
     return initrd, ("replay", rdir)
 
@@ -207,15 +219,15 @@ def transcript_header(step, command, variant, release, date, seed):
 
 
 def save_transcript(lab, step, shown, variant, bdir, body):
-    d = os.path.join(TRANSCRIPTS, lab)
-    os.makedirs(d, exist_ok=True)
+    path = transcript_path(lab, step["name"])
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     try:
         rel = vm.kernel_release(bdir)
     except OSError:
         rel = "(no kernel)"
     hdr = transcript_header(step, shown[0], variant, rel, time.strftime("%Y-%m-%d"),
                             vm.run_seed())
-    with open(os.path.join(d, step["name"] + ".txt"), "w") as f:
+    with open(path, "w") as f:
         f.write("\n".join(hdr + [body.rstrip("\n")]) + "\n")
 
 
@@ -223,7 +235,7 @@ def grade_step(lab, step, runs):
     """Run one step and its check: [(name, ok, why)] and the Run."""
     run = run_step(lab.folder, step, runs)
     runs[step["name"]] = run
-    if not step.get("checks", True):
+    if not step["checks"]:
         return [], run
     check = safe(lab.checker(step))
     results = list(check(run, step))
@@ -363,10 +375,10 @@ def interactive(folder, step_name):
     if step is None:
         raise vm.KtError("lab %s has no gdb step %r; gdb steps: %s" % (
             folder, step_name, ", ".join(s["name"] for s in steps)))
-    bdir = vm.build_kernel(step.get("variant", vm.DEFAULT_VARIANT))
-    serial = os.path.join(GRADE, folder, step["name"] + ".interactive.log")
-    cmdline = step.get("cmdline", "kunit.enable=0")
-    initrd, rr = replay_of(step, step.get("variant", vm.DEFAULT_VARIANT), cmdline)
+    bdir = vm.build_kernel(step["variant"])
+    serial = output_path(folder, step["name"], "interactive")
+    cmdline = step["cmdline"]
+    initrd, rr = replay_of(step, step["variant"], cmdline)
     with vm.halted_vm(bdir, cmdline, serial=serial, initrd=initrd, rr=rr) as h:
         gfile = lab.path(step["gdb"])
         hint = "%s, step %s. The kernel is halted at its first instruction." % (

@@ -72,6 +72,10 @@ STEP_KEYS: Dict[str, Any] = {
     "gdb_expect": list, "serial_expect": list, "serial_absent": list,
     "kunit_fail": list, "kunit_may_fail": list, "scenarios": dict,
 }
+# What a step is when steps.toml does not say: load_lab() fills these in,
+# so no reader of a step re-applies a default.
+STEP_DEFAULTS: Dict[str, Any] = {"variant": DEFAULT_VARIANT, "cmdline": "kunit.enable=0",
+                                 "timeout": 240, "checks": True}
 PLACEHOLDER = re.compile(r"\{(\w+)(?::([\w.-]*))?\}")
 # {bdir:V} {vmlinux:V} {moddir:V}: files of variant V's build; {serial:STEP}:
 # the log an earlier step saved; {repo}: the checkout.
@@ -316,6 +320,9 @@ def load_lab(folder: str, root: str = HERE) -> Lab:
     errs = validate(folder, spec, module, root)
     if errs:
         raise KtError(errs[0] + ("; and %d more" % (len(errs) - 1) if len(errs) > 1 else ""))
+    for step in spec["step"]:
+        for k, v in STEP_DEFAULTS.items():
+            step.setdefault(k, v)
     return Lab(folder, spec, module)
 
 
@@ -338,7 +345,7 @@ def needed_variants(labs: List[Lab]) -> List[str]:
     out = set()
     for lab in labs:
         for st in lab.steps:
-            out.add(st.get("variant", DEFAULT_VARIANT))
+            out.add(st["variant"])
             if "control" in st:
                 out.add(st["control"])
             texts = [" ".join(st.get("host", []))]

@@ -28,6 +28,7 @@ import tempfile
 
 import vm
 from labs import scenarios
+from labs.grade import output_path
 
 REPO = vm.REPO
 
@@ -37,7 +38,7 @@ GRADE = os.path.join(REPO, "build", "grade")
 # transcript; lab 4's table step reads the table.json its host step wrote;
 # a step with a control also keeps the control's serial log (lab 5's
 # predictions compare with it).
-KINDS = {"serial": ".serial.log", "gdb": ".serial.gdb.txt"}
+KINDS = ("serial", "gdb")
 
 
 def scrub(text):
@@ -58,15 +59,14 @@ def store_labs(only=None):
         graded_by_exercise = {ex["step"] for ex in x.exercises} | {
             s["name"] for s in x.steps if s["name"].startswith("ex-")}
         for step in x.steps:
-            if not step.get("checks", True) and step["name"] not in graded_by_exercise:
+            if not step["checks"] and step["name"] not in graded_by_exercise:
                 continue
-            names = [(k, step["name"] + suffix) for k, suffix in KINDS.items()]
+            names = [(k, output_path(x.folder, step["name"], k)) for k in KINDS]
             if step.get("control"):
-                names.append(("control", step["name"] + ".control.serial.log"))
-            if x.folder[:2] in ("04", "06") and step["name"] == "table":
-                names = [("json", "table.json")]
-            for kind, name in names:
-                src = os.path.join(GRADE, x.folder, name)
+                names.append(("control", output_path(x.folder, step["name"], "control")))
+            if step["name"] == "table" and "host" in step:  # a table step's output: table.json
+                names = [("json", os.path.join(GRADE, x.folder, "table.json"))]
+            for kind, src in names:
                 if not os.path.exists(src):
                     if kind == "serial" or kind == "json":
                         print("fixtures: no %s (run `make grade N=%d`)" % (src, x.number))

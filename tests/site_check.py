@@ -8,6 +8,7 @@ import subprocess
 import urllib.parse
 
 from labs import lab as labdata
+from labs.grade import output_path
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SITE = os.path.join(REPO, "build", "site")
@@ -117,7 +118,7 @@ def tag_map_shown(dom):
     from kasan import report
     from labs import scenarios
     name = "browser: lab 3 shows the tag map of the captured uaf-realloc report"
-    log = os.path.join(REPO, "build", "grade", labdata.by_number(3).folder, "reports.serial.log")
+    log = output_path(labdata.by_number(3).folder, "reports")
     if not os.path.exists(log):
         return (name, False, "no %s (make grade N=3)" % log)
     reps = report.parse_reports("\n".join(scenarios.segments(open(log).read()).get(

@@ -16,10 +16,10 @@ import re
 import tomllib
 
 from Documentation.tools import pictures
-from Documentation.tools.sitelib import (GRADE, TRANSCRIPTS, indent, read, tree,
-                                         tree_version, write)
+from Documentation.tools.sitelib import indent, read, tree, tree_version, write
 from kasan import report as kreport
 from labs import exercises
+from labs import grade as labgrade
 from labs import lab as labdata
 from labs import scenarios as labscn
 from kasan import modes
@@ -38,11 +38,11 @@ def not_captured(lab, what):
 
 
 def transcript(lab, step):
-    return read(TRANSCRIPTS, lab.folder, step + ".txt")
+    return read(labgrade.transcript_path(lab.folder, step))
 
 
 def serial_log(lab, step, control=False):
-    return read(GRADE, lab.folder, step + (".control" if control else "") + ".serial.log")
+    return read(labgrade.output_path(lab.folder, step, "control" if control else "serial"))
 
 
 def scenario_report(log, scn):
