@@ -84,3 +84,11 @@ def test_a_console_session_lets_an_idle_guest_sleep():
     assert argv[argv.index("-icount") + 1] == "shift=0,sleep=on"
     argv = m.argv("Image", "initrd", "x", interactive=True, seed=1, rr=("replay", "/r"))
     assert argv[argv.index("-icount") + 1].startswith("shift=0,sleep=off,rr=replay")
+
+
+def test_the_student_sees_no_marker_and_no_note():
+    from Documentation.tools import page_labs
+    gdb = "# teach\n## our note\nbreak x\necho KT-GDB name\\n\n  echo KT-GDB b\\n\nbt\n"
+    assert page_labs.shown_gdb(gdb) == "# teach\nbreak x\nbt\n"
+    out, n = page_labs.without_markers(["KT-GDB name", "#0 foo ()", "KT-GDB next", "x"])
+    assert out == ["#0 foo ()", "x"] and n == 2

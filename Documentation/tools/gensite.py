@@ -30,6 +30,7 @@ def main():
     page_series.write_pages(series, seeds, src, ver, per)
     page_kasan.write_pages(dict((r["num"], p) for r, p in seeds)[19], src, ver)
     page_labs.sources(src)
+    page_labs.gdb_files()
     page_labs.start_labs()
     page_pictures.pictures_pages()
     if not page_bench.bench_page():

@@ -1,7 +1,13 @@
 """What the lab pages include from build/gen/: each captured transcript as a
-snippet (transcripts/LAB/STEP.rst), each lab's table of 6.1 source lines
-(sources/LAB.rst) and the start page's table of labs (start-labs.rst).
-A lab declares what it needs in its folder; nothing here names a lab."""
+snippet (transcripts/LAB/STEP.rst), each gdb file as the student is shown
+it (gdb/LAB/FILE), each lab's table of 6.1 source lines (sources/LAB.rst)
+and the start page's table of labs (start-labs.rst).  A lab declares what
+it needs in its folder; nothing here names a lab.
+
+What the student is shown has none of the grader's KT-GDB markers (the
+`echo KT-GDB name` lines of a gdb file, the lines they print) and none of
+the project's own notes (`##` comments of a gdb file); the files the
+grader reads keep both."""
 
 import glob
 import os
@@ -12,6 +18,8 @@ from Documentation.tools.sitelib import (TRANSCRIPTS, code, excerpt, indent, rst
                                          write)
 from vm import REPO
 
+MARKER = re.compile(r"^\s*echo KT-GDB .*$|^KT-GDB \S+\s*$")  # a gdb file's, its output's
+NOTE = re.compile(r"^\s*##")                                   # the project's own note
 WIDTH = 100       # a transcript line wider than the page is wrapped here
 CONT = "    \u21aa "  # and goes on on the next line after this mark
 
@@ -81,6 +89,26 @@ def wrap_lines(lines):
     return out, n
 
 
+def shown_gdb(text):
+    """A gdb file as the page shows it: no markers, no notes."""
+    return "".join(ln for ln in text.splitlines(keepends=True)
+                   if not MARKER.match(ln) and not NOTE.match(ln))
+
+
+def gdb_files():
+    """build/gen/gdb/LAB/FILE.gdb for every gdb file of every lab folder."""
+    for lab in labdata.load_all():
+        for path in sorted(glob.glob(lab.path("*.gdb"))):
+            write("gdb/%s/%s" % (lab.folder, os.path.basename(path)),
+                  shown_gdb(open(path).read()))
+
+
+def without_markers(lines):
+    """(lines, how many marker lines were left out) of a captured output."""
+    kept = [ln for ln in lines if not MARKER.match(ln)]
+    return kept, len(lines) - len(kept)
+
+
 def transcripts():
     """Snippets for every transcript a lab page asks for; report missing ones."""
     missing = []
@@ -90,6 +118,10 @@ def transcripts():
             src = os.path.join(TRANSCRIPTS, d, step + ".txt")
             if os.path.exists(src):
                 hdr, body = labdata.split_transcript(open(src, errors="replace").read())
+                body, marks = without_markers(body)
+                if marks:
+                    hdr.append("shown: without the %d KT-GDB lines the grader reads the "
+                               "output by" % marks)
                 body, wrapped = wrap_lines(body)
                 if wrapped:
                     hdr.append("shown: %d lines longer than %d characters wrapped (%s)"

@@ -1,4 +1,4 @@
-# Lab 1, step 2: where a slab object gets its tag.
+# Lab 1, step slab: where a slab object gets its tag.
 # Stop when the kernel initialises the lab module, load its symbols with
 # kasan-modsyms (lx-symbols, fixed for .text.hot), then stop in the oob-in-granule scenario,
 # which does kmalloc(123).
@@ -10,9 +10,9 @@ break lab_oob_in_granule
 continue
 echo KT-GDB in-scenario\n
 bt 2
-# Delete before going on: once here, continuing stopped at this same
-# breakpoint again (same pc, the scenario ran once; the cause in gdb or
-# QEMU is not known), and every later stop was then one step behind.
+## Delete before going on: once here, continuing stopped at this same
+## breakpoint again (same pc, the scenario ran once; the cause in gdb or
+## QEMU is not known), and every later stop was then one step behind.
 delete
 echo KT-GDB random-tag\n
 # tbreak, not break: an interrupt that allocates during "finish" would

@@ -1,4 +1,4 @@
-# Lab 2, step 3: the same bug in the default 6.1 kernel: no brk, a call.
+# Lab 2, step outline: the same bug in the default 6.1 kernel: no brk, a call.
 break do_init_module
 continue
 kasan-modsyms

@@ -1,4 +1,4 @@
-# Lab 3, step 1: stop at every KASAN report of five scenarios and look at
+# Lab 3, step reports: stop at every KASAN report of five scenarios and look at
 # the bad address before the report is printed: its tags and its shadow.
 # kasan_report(addr, ...) and kasan_report_invalid_free(ptr, ...) both take
 # the address in x0.
