@@ -39,6 +39,7 @@ def prose(text):
         if re.fullmatch(r"([=\-~^])\1{2,}", out[i + 1].strip()) and out[i].strip():
             out[i] = ""
     text = "\n".join(out)
+
     def blank(m):   # keeps the line breaks inside, so line numbers stay
         return " " + "\n" * m.group(0).count("\n")
     text = re.sub(r":(?!term:)\w+:`[^`]*`", blank, text)   # other roles: their text is a name
