@@ -49,7 +49,7 @@ PICTURE_KEYS: Dict[str, Any] = {
     "items": list,          # kind tag_maps: [[step, scenario, caption], ...]
     "links": dict,          # kind anatomy: {part: "N" (lab N's page) or "N#anchor" or "#anchor"}
 }
-PICTURE_KINDS = ("pointer", "tag_maps", "brk", "anatomy", "outcomes", "timeline")
+PICTURE_KINDS = ("pointer", "shadow", "tag_maps", "brk", "anatomy", "outcomes", "timeline")
 STEP_KEYS: Dict[str, Any] = {
     "name": str,            # unique in the lab; the transcript is build/transcripts/LAB/NAME.txt
     "variant": str,         # kernel to boot (vm/configs/VARIANT.config); default swtags

@@ -83,3 +83,20 @@ def test_outcomes_says_which_match():
     assert "silent  = prediction" in t and "misses-bugs  differs" in t and "(not run)" in t
     root, t = texts(pictures.outcomes([("no-tbi", "silent", "silent")], predictions=False))
     assert "predicted" not in t and "silent" not in root.get("aria-label").split("measured")[0]
+
+
+def test_shadow_map_from_a_captured_run():
+    """Lab 1's slab run: the pointer, the shadow address and the memory tag
+    kasan-tag printed give the offset back, and each step of the arithmetic."""
+    from labs.lab import gdb_sections
+    gdb = load(by_number(1).folder, "slab", "gdb")
+    kv = dict((k.strip(), v.strip()) for k, _, v in
+              (ln.partition(":") for ln in gdb_sections(gdb)["kasan-tag"]) if _)
+    ptr, shadow = int(kv["pointer"], 16), int(kv["shadow"], 16)
+    out = pictures.shadow_map(ptr, shadow, kv["memory tag"].split()[0])
+    root = ET.fromstring(out)
+    untagged = ptr | (0xFF << 56)
+    assert "0x%016x" % untagged in out and "0x%016x" % (untagged >> 4) in out
+    offset = (shadow - (untagged >> 4)) & ((1 << 64) - 1)
+    assert "0x%016x" % offset in root.get("aria-label")
+    assert "memory tag %s" % kv["memory tag"].split()[0] in out

@@ -60,6 +60,22 @@ def draw_pointer(lab, pic):
                   "captured run (step %s): tag 0x%02x." % (lab.number, pic["step"], ptr >> 56))
 
 
+def draw_shadow(lab, pic):
+    """The kasan-tag section of a gdb step: pointer, shadow address, memory
+    tag, as the project's command read them from the kernel."""
+    sec = labdata.gdb_sections(transcript(lab, pic["step"]) or "").get("kasan-tag", [])
+    kv = dict((k.strip(), v.strip()) for k, _, v in (ln.partition(":") for ln in sec) if _)
+    try:
+        ptr, shadow = int(kv["pointer"], 16), int(kv["shadow"], 16)
+        memtag = kv["memory tag"].split()[0]
+    except (KeyError, ValueError, IndexError):
+        return not_captured(lab, "an address's way to its shadow byte")
+    return figure(pictures.shadow_map(ptr, shadow, memtag), "From the pointer of lab %d's "
+                  "captured run (step %s) to its memory tag: the arithmetic of "
+                  "kasan_mem_to_shadow(), with the values kasan-tag printed." % (
+                      lab.number, pic["step"]))
+
+
 def missed_strip(lab, log, step, scn, what):
     """No report: draw the shadow the lab module printed before the access."""
     ev = labscn.events(labscn.segments(log).get(scn, []), scn)
@@ -199,7 +215,7 @@ def draw_timeline(lab, pic):
                   "write of its memory tag, oldest first, then the bad access." % pic["step"])
 
 
-KINDS = {"pointer": draw_pointer, "tag_maps": draw_tag_maps, "brk": draw_brk,
+KINDS = {"pointer": draw_pointer, "shadow": draw_shadow, "tag_maps": draw_tag_maps, "brk": draw_brk,
          "anatomy": draw_anatomy, "outcomes": draw_outcomes, "timeline": draw_timeline}
 assert set(KINDS) == set(labdata.PICTURE_KINDS)  # one list of kinds, checked here
 

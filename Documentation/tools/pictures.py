@@ -65,6 +65,41 @@ def pointer(ptr: int) -> str:
                "0x%016x" % (ptr, tag, ptr | (0xFF << 56)))
 
 
+# ---------------------------------------------------------------- address to shadow
+
+def shadow_map(ptr: int, shadow: int, memtag: str, shift: int = 4) -> str:
+    """From a tagged pointer to its memory tag, in the sw-tags arithmetic:
+    untag (top byte ff), shift right by 4 (16-byte granules), add the shadow
+    offset -- here derived from the two addresses the kernel showed -- and
+    read the byte there."""
+    m64 = (1 << 64) - 1
+    ptr &= m64
+    untagged = ptr | (0xFF << 56)
+    shifted = untagged >> shift
+    offset = (shadow - shifted) & m64
+    rows = [("pointer", ptr, "tag 0x%02x in bits 63..56" % (ptr >> 56)),
+            ("untagged", untagged, "top byte set to ff (kasan_reset_tag)"),
+            (">> %d" % shift, shifted, "one shadow byte per %d-byte granule" % (1 << shift)),
+            ("+ offset", offset, "CONFIG_KASAN_SHADOW_OFFSET (shadow minus the line above)"),
+            ("= shadow", shadow, "the address of the granule's memory tag")]
+    body = []
+    for i, (label, value, note) in enumerate(rows):
+        y = 24 + 26 * i
+        fill = "#ffcc80" if i == 0 else "#e8f5e9" if i == len(rows) - 1 else "#e3f2fd"
+        body.append(text(10, y + 16, label))
+        body.append(rect(90, y, 170, 22, fill))
+        body.append(text(175, y + 16, "0x%016x" % value, "middle"))
+        body.append(text(270, y + 16, note))
+    y = 24 + 26 * len(rows) + 8
+    body.append(rect(90, y, 170, 24, "#ffe0b2"))
+    body.append(text(175, y + 17, "memory tag %s" % memtag, "middle", ' font-weight="bold"'))
+    body.append(text(270, y + 17, "the byte there; the access passes when it equals the "
+                     "pointer's tag (%02x)" % (ptr >> 56)))
+    return svg(720, y + 36, body, "pointer 0x%016x -> untagged 0x%016x -> >> %d -> + offset "
+               "0x%016x -> shadow 0x%016x holding memory tag %s" % (
+                   ptr, untagged, shift, offset, shadow, memtag))
+
+
 # ---------------------------------------------------------------- tag maps
 
 def tag_colour(value: str, mode: str) -> str:
