@@ -50,6 +50,29 @@ def transcript_path(lab, step):
     return os.path.join(TRANSCRIPTS, lab, step + ".txt")
 
 
+def read_path(lab, step):
+    """build/transcripts/LAB/STEP.read.json: the lines its check read (the
+    page highlights them)."""
+    return os.path.join(TRANSCRIPTS, lab, step + ".read.json")
+
+
+class Read(dict):
+    """A dict that notes which keys were read: the gdb sections a check
+    looked at (Run.sections), which the page then highlights."""
+
+    def __init__(self, data, seen):
+        super().__init__(data)
+        self.seen = seen
+
+    def __getitem__(self, k):
+        self.seen.add(k)
+        return super().__getitem__(k)
+
+    def get(self, k, default=None):
+        self.seen.add(k)
+        return super().get(k, default)
+
+
 class Run:
     """What one step produced: serial log, gdb transcript, host output."""
 
@@ -59,9 +82,20 @@ class Run:
         self.serial, self.gdb, self.host, self.status = "", "", "", "ok"
         self.paths = []
         self.control = None  # the control run of a step with `control`
+        self.read = {"sections": set(), "scenarios": set()}  # what its check looked at
 
     def sections(self):
-        return labdata.gdb_sections(self.gdb)
+        return Read(labdata.gdb_sections(self.gdb), self.read["sections"])
+
+    def read_lines(self):
+        """The lines of its output its check read: those of each gdb section
+        it looked at, and the lab module's lines of each scenario it asked for."""
+        secs = labdata.gdb_sections(self.gdb)
+        out = {ln.strip() for s in self.read["sections"] for ln in secs.get(s, [])}
+        for scn in self.read["scenarios"]:
+            out |= {ln.strip() for ln in scenarios.segments(self.serial).get(scn, [])
+                    if scenarios.LAB_LINE.search(ln)}
+        return sorted(x for x in out if x)
 
     def lab_serial(self, step):
         """Path of the serial log another step of this lab saved."""
@@ -70,6 +104,7 @@ class Run:
     def lab_lines(self, scenario=None):
         text = self.serial
         if scenario:
+            self.read["scenarios"].add(scenario)
             return scenarios.events(scenarios.segments(text).get(scenario, []), scenario)
         return text
 
@@ -236,9 +271,14 @@ def grade_step(lab, step, runs):
     run = run_step(lab.folder, step, runs)
     runs[step["name"]] = run
     if not step["checks"]:
+        if os.path.exists(read_path(lab.folder, step["name"])):
+            os.unlink(read_path(lab.folder, step["name"]))
         return [], run
     check = safe(lab.checker(step))
     results = list(check(run, step))
+    if os.path.exists(transcript_path(lab.folder, step["name"])):
+        with open(read_path(lab.folder, step["name"]), "w") as f:
+            json.dump(run.read_lines(), f, indent=0)
     if step.get("control"):
         # The same boot on the unpatched kernel must NOT look like this --
         # and only a control that ran to its end is evidence.

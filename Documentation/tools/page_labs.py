@@ -10,9 +10,11 @@ the project's own notes (`##` comments of a gdb file); the files the
 grader reads keep both."""
 
 import glob
+import json
 import os
 import re
 
+from labs import grade as labgrade
 from labs import lab as labdata
 from Documentation.tools.sitelib import (TRANSCRIPTS, code, excerpt, indent, rst_escape,
                                          write)
@@ -75,18 +77,32 @@ def sources(src):
         write("sources/%s.rst" % lab.folder, "".join(out) + "\n")
 
 
-def wrap_lines(lines):
-    """(lines, how many were wrapped): each line cut at WIDTH characters,
-    the rest on lines that start with CONT."""
-    out, n = [], 0
-    for ln in lines:
+def wrap_lines(lines, marks=None):
+    """(lines, how many were wrapped[, marks]): each line cut at WIDTH
+    characters, the rest on lines that start with CONT; MARKS (one bool per
+    line) follow a line onto its continuation lines."""
+    out, n, om = [], 0, []
+    for i, ln in enumerate(lines):
         if len(ln) > WIDTH:
             n += 1
         while len(ln) > WIDTH:
             out.append(ln[:WIDTH])
+            om.append(bool(marks and marks[i]))
             ln = CONT + ln[WIDTH:]
         out.append(ln)
-    return out, n
+        om.append(bool(marks and marks[i]))
+    return (out, n) if marks is None else (out, n, om)
+
+
+def read_marks(lab, step, body):
+    """One bool per line of BODY: is it a line the step's check read?
+    (build/transcripts/LAB/STEP.read.json, written by make grade)."""
+    try:
+        with open(labgrade.read_path(lab, step)) as f:
+            read = set(json.load(f))
+    except (OSError, ValueError):
+        return [False] * len(body)
+    return [ln.strip() in read for ln in body]
 
 
 def shown_gdb(text):
@@ -118,18 +134,22 @@ def transcripts():
             src = os.path.join(TRANSCRIPTS, d, step + ".txt")
             if os.path.exists(src):
                 hdr, body = labdata.split_transcript(open(src, errors="replace").read())
-                body, marks = without_markers(body)
-                if marks:
+                body, nmark = without_markers(body)
+                if nmark:
                     hdr.append("shown: without the %d KT-GDB lines the grader reads the "
-                               "output by" % marks)
-                body, wrapped = wrap_lines(body)
+                               "output by" % nmark)
+                body, wrapped, hot = wrap_lines(body, read_marks(d, step, body))
+                if any(hot):
+                    hdr.append("highlighted: the %d lines the step's check reads" % sum(
+                        1 for i, h in enumerate(hot) if h and not body[i].startswith(CONT)))
                 if wrapped:
                     hdr.append("shown: %d lines longer than %d characters wrapped (%s)"
                                % (wrapped, WIDTH, CONT.strip()))
                 meta = "".join("   | %s\n" % rst_escape(h) for h in hdr)
                 snippet = (".. container:: kt-transcript\n\n   .. rubric:: Captured output\n\n"
                            "%s\n%s\n" % (meta if meta else "", indent(
-                               code(body).splitlines(), 3)))
+                               code(body, emphasize=[i + 1 for i, h in enumerate(hot) if h])
+                               .splitlines(), 3)))
             else:
                 missing.append("%s/%s" % (d, step))
                 snippet = (".. warning::\n\n   Transcript ``%s/%s`` has not been captured on "

@@ -43,8 +43,10 @@ def indent(lines, n=3):
     return "\n".join(pad + ln if ln.strip() else "" for ln in lines) + "\n"
 
 
-def code(lines, lang="text"):
-    return ".. code-block:: %s\n\n%s\n" % (lang, indent(lines))
+def code(lines, lang="text", emphasize=()):
+    """A code block; EMPHASIZE: the 1-based numbers of the lines to highlight."""
+    opt = "   :emphasize-lines: %s\n" % ",".join(map(str, emphasize)) if emphasize else ""
+    return ".. code-block:: %s\n%s\n%s\n" % (lang, opt, indent(lines))
 
 
 def link(text, url):
