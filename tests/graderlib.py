@@ -30,6 +30,11 @@ def lab_of(folder):
     return LABS[int(folder[:2])]
 
 
+def this_lab(test_file):
+    """The lab whose folder holds TEST_FILE (a lab's test_labNN.py)."""
+    return lab_of(os.path.basename(os.path.dirname(os.path.abspath(test_file))))
+
+
 def load(folder, step, kind):
     """The stored KIND (serial, gdb, control, json) of FOLDER's STEP, or None."""
     path = lab_of(folder).path("runs", "%s.%s.xz" % (step, kind))

@@ -1,13 +1,10 @@
 """Lab 1's offline grader tests: its checks on its stored runs (runs/),
 its alteration tables, and the edge cases of its checks."""
 
-import os
+from tests.graderlib import grade, load, named, this_lab
 
-
-from tests.graderlib import LABS, grade, load, named
-
-FOLDER = os.path.basename(os.path.dirname(os.path.abspath(__file__)))
-LAB = LABS[int(FOLDER[:2])]
+LAB = this_lab(__file__)
+FOLDER = LAB.folder
 
 
 # (step, kind, regex, replacement): each alteration of a stored run must be

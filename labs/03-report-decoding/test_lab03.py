@@ -1,14 +1,13 @@
 """Lab 3's offline grader tests: its checks on its stored runs (runs/),
 its alteration tables, and the edge cases of its checks."""
 
-import os
 import re
 
 
-from tests.graderlib import solution_only, LABS, grade, load, named
+from tests.graderlib import grade, load, named, solution_only, this_lab
 
-FOLDER = os.path.basename(os.path.dirname(os.path.abspath(__file__)))
-LAB = LABS[int(FOLDER[:2])]
+LAB = this_lab(__file__)
+FOLDER = LAB.folder
 
 
 # (step, kind, regex, replacement): each alteration of a stored run must be

@@ -2,14 +2,11 @@
 its alteration tables, and the edge cases of its checks."""
 
 import json
-import os
-
-
 from labs.grade import Run
-from tests.graderlib import LABS, load, named
+from tests.graderlib import load, named, this_lab
 
-FOLDER = os.path.basename(os.path.dirname(os.path.abspath(__file__)))
-LAB = LABS[int(FOLDER[:2])]
+LAB = this_lab(__file__)
+FOLDER = LAB.folder
 
 
 # (exercise, step, kind, regex, replacement): each must turn the exercise's

@@ -1,14 +1,11 @@
 """Lab 5's offline grader tests: its checks on its stored runs (runs/),
 its alteration tables, and the edge cases of its checks."""
 
-import os
-
-
 from labs.grade import Run
-from tests.graderlib import LABS
+from tests.graderlib import this_lab
 
-FOLDER = os.path.basename(os.path.dirname(os.path.abspath(__file__)))
-LAB = LABS[int(FOLDER[:2])]
+LAB = this_lab(__file__)
+FOLDER = LAB.folder
 
 
 # (step, kind, regex, replacement): each alteration of a stored run must be

@@ -2,14 +2,13 @@
 its alteration tables, and the edge cases of its checks."""
 
 import json
-import os
 import re
 
 
-from tests.graderlib import LABS, grade, load
+from tests.graderlib import grade, load, this_lab
 
-FOLDER = os.path.basename(os.path.dirname(os.path.abspath(__file__)))
-LAB = LABS[int(FOLDER[:2])]
+LAB = this_lab(__file__)
+FOLDER = LAB.folder
 
 
 # (step, kind, regex, replacement): each alteration of a stored run must be
