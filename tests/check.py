@@ -57,8 +57,9 @@ CHECKS = [
     ("classroom", check_classroom),
     ("grade", check_grade),
     ("transcript-again", check_published_transcript),
-    ("page-commands", check_page_commands),
     ("site", check_site),
+    # after pytest, lint and site: their make test and make site are not run again
+    ("page-commands", check_page_commands),
 ]
 
 

@@ -23,6 +23,10 @@ PY = "/usr/bin/python3"
 
 
 results = []
+# What a check ran that is also a command a page prints, as the page prints
+# it: {command: (ok, why)}.  The page-commands check takes these results
+# instead of running the same command twice (make test is pytest + lint).
+COMMANDS = {}
 
 
 def record(name, ok, why="", seconds=0.0, detail=()):

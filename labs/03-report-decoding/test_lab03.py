@@ -3,7 +3,6 @@ its alteration tables, and the edge cases of its checks."""
 
 import re
 
-
 from tests.graderlib import grade, load, named, solution_only, this_lab
 
 LAB = this_lab(__file__)

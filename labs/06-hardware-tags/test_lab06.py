@@ -4,7 +4,6 @@ its alteration tables, and the edge cases of its checks."""
 import json
 import re
 
-
 from tests.graderlib import grade, load, this_lab
 
 LAB = this_lab(__file__)
