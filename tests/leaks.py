@@ -223,8 +223,10 @@ def pair_leaks(us, facts, common=frozenset()):
             continue
         near = distinctive(val) or val not in common
         for u in us:
-            if re.search(r"(?<![\w.-])%s\s*=\s*\"?%s\"?(?![\w-])" % (
-                    re.escape(key), re.escape(val)), u):
+            # TOML quotes a string: `cache=kmalloc-128` in a log is no TOML line
+            quoted = "%s" if re.fullmatch(r"-?\d+", val) else '"%s"'
+            if re.search(r"(?<![\w.-])%s\s*=\s*%s(?![\w-])" % (
+                    re.escape(key), quoted % re.escape(val)), u):
                 found.append((eid, "%s = %s" % (key, val), u))
             elif near and word(u, ctx) and word(u, val) and not any(word(u, o) for o in others):
                 found.append((eid, "%s ... %s" % (ctx, val), u))

@@ -56,6 +56,8 @@ def test_rare_values_and_teacher_sentences_are_found(tmp_path):
     "<table><tr><td>no-tbi</td><td>?</td></tr><tr><td>x</td><td>silent</td></tr></table>",
     # a value inside a longer name is not the value
     "<p>no-tbi and the silently ignored flag.</p>",
+    # a log's key=value is no TOML line (TOML quotes strings)
+    "<pre>kasan_lab: tags ptr size=128 cause=loop-bound\n</pre>",
 ])
 def test_what_is_not_a_leak(tmp_path, body):
     assert found(tmp_path, body) == []
