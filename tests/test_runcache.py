@@ -40,3 +40,25 @@ def test_only_deterministic_unrecorded_runs_are_kept():
     assert cacheable(m.argv("Image", "initrd", "x", seed=1))
     assert not cacheable(m.realtime().argv("Image", "initrd", "x"))
     assert not cacheable(m.argv("Image", "initrd", "x", seed=1, rr=("record", "/r")))
+
+
+def test_gdb_inputs_are_what_gdb_can_load(tmp_path):
+    """A page, a stored run or a test of a lab does not turn kept gdb runs
+    stale; a gdb file or a Python helper does."""
+    from vm import runcache
+    lab = tmp_path / "01-x"
+    (lab / "runs").mkdir(parents=True)
+    for name, text in (("a.gdb", "bt\n"), ("h.py", "x = 1\n"), ("index.rst", "t\n"),
+                       ("test_lab01.py", "y = 1\n"), ("runs/s.serial.xz", "r")):
+        (lab / name).write_text(text)
+    sfx = dict(runcache.GDB_INPUTS)["labs"]
+
+    def sha():
+        runcache._sha.clear()
+        return runcache.tree_sha(str(tmp_path), sfx)
+    before = sha()
+    for name in ("index.rst", "test_lab01.py", "runs/s.serial.xz"):
+        (lab / name).write_text("changed\n")
+        assert sha() == before, name
+    (lab / "a.gdb").write_text("bt 2\n")
+    assert sha() != before

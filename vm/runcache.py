@@ -24,9 +24,12 @@ from vm import cache
 from vm.base import REPO, sha256_file, sha256_text
 
 PORT = re.compile(r"tcp:127\.0\.0\.1:\d+")
-# What gdb loads besides the command file: the project's gdb commands and
-# the labs' gdb files, helpers and the student's files they source.
-GDB_INPUTS = ("gdb-scripts", "labs")
+# What gdb loads besides the command file: the project's gdb commands (all
+# of gdb-scripts/) and, of labs/, the gdb files, helpers and student files
+# it may source (.gdb, .py) -- not a page, a stored run or a test, whose
+# edits would otherwise turn every kept gdb run stale.
+GDB_INPUTS: Tuple[Tuple[str, Optional[Tuple[str, ...]]], ...] = (
+    ("gdb-scripts", None), ("labs", (".gdb", ".py")))
 _sha: Dict[Tuple[str, int, int], str] = {}
 
 
@@ -42,12 +45,16 @@ def file_sha(path: str) -> str:
     return _sha[k]
 
 
-def tree_sha(top: str) -> str:
-    """One hash of every file below `top` (names and contents)."""
+def tree_sha(top: str, suffixes: Optional[Tuple[str, ...]] = None) -> str:
+    """One hash of every file below `top` (names and contents); with
+    SUFFIXES, of the files with those endings only (tests and runs/ apart)."""
     parts = []
     for root, dirs, files in os.walk(top):
-        dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", ".git"))
+        dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", ".git")
+                         and not (suffixes and d == "runs"))
         for f in sorted(files):
+            if suffixes and (not f.endswith(suffixes) or f.startswith("test_")):
+                continue
             path = os.path.join(root, f)
             parts.append("%s %s" % (os.path.relpath(path, top), file_sha(path)))
     return sha256_text(*parts)
@@ -71,7 +78,7 @@ def gdb_extra(gdb_file: str, vmlinux: str) -> List[str]:
     exe = shutil.which("gdb-multiarch") or "gdb-multiarch"
     return ["gdb " + file_sha(exe), "file " + file_sha(gdb_file),
             "vmlinux " + file_sha(vmlinux)] + \
-        ["tree %s %s" % (d, tree_sha(os.path.join(REPO, d))) for d in GDB_INPUTS]
+        ["tree %s %s" % (d, tree_sha(os.path.join(REPO, d), sfx)) for d, sfx in GDB_INPUTS]
 
 
 def path(k: str, ext: str) -> str:
