@@ -20,7 +20,6 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 from typing import Dict, List, Optional
 
 import vm
@@ -93,8 +92,14 @@ def take(entry: str, dest: str) -> List[str]:
 
 
 def grade_one(entry: str, out_json: str, lab: Optional[str]) -> Dict:
-    """Grade one student's files in a fresh handout of this checkout."""
-    work = tempfile.mkdtemp(prefix="kt-grade-class-")
+    """Grade one student's files in a fresh handout of this checkout, made
+    at the same place for the same student and OUT each time (OUT/.work-NAME):
+    a gdb step's run then keeps its inputs, paths included, and a second
+    grading of unchanged work reads the kept runs (vm/runcache.py)."""
+    work = os.path.join(os.path.dirname(os.path.abspath(out_json)),
+                        ".work-" + os.path.splitext(os.path.basename(out_json))[0])
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
     try:
         tree = os.path.join(work, "tree")
         handout.make_handout(tree)
