@@ -223,3 +223,19 @@ def test_garbage_in_a_segment_is_skipped(swtags_log):
     noisy = "\n".join("\x00\x1b[6n" + ln if i % 3 == 0 else ln
                       for i, ln in enumerate(seg.splitlines()))
     assert check(noisy, "uaf") == []
+
+
+def test_hw_collision_check_edges():
+    """Pinned by `make mutation`: a repeat count outside its band, and a
+    histogram that counts a tag outside 0xf0..0xfd, are each an error; a
+    histogram with zeros outside the range is not."""
+    from labs import scenarios as sc
+    res = {g: {"same_slot": "10000", "same_tag": str(round(10000 * p))}
+           for g, p in sc.HW_REPEAT.items()}
+    res["reserved"] = {"reserved_tags": "0"}
+    ok_hist = [("hist", {"from": "ee", "counts": "0,0," + ",".join(["5"] * 14) + ",0,0"})]
+    assert sc.check_collision_hw(ok_hist, res) == []
+    bad_hist = [("hist", {"from": "ee", "counts": "1,0," + ",".join(["5"] * 14)})]
+    assert sc.check_collision_hw(bad_hist, res) == ["histogram shows tag ee (1 times)"]
+    far = {**res, 0: {"same_slot": "10000", "same_tag": "0"}}
+    assert sc.check_collision_hw([], far)[0].startswith("gap 0: 0/10000 repeats, outside")

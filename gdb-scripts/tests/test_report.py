@@ -322,3 +322,28 @@ def test_offset_to_the_right_without_any_size():
                       "The buggy address is located 5 bytes to the right of", SEP])
     r = report.parse_reports(text)[0]
     assert (r["offset"], r["object_size"]) == (5, None)
+
+
+# -- pinned by `make mutation` (survivors of its run on report.py) ----------
+
+def test_clean_line_strips_each_prefix_kind():
+    assert report.clean("[    1.000000] BUG: KASAN: x") == "BUG: KASAN: x"
+    # dmesg -T: a bracket, but a date, not a timestamp: the outer prefix goes
+    assert report.clean_line("[Mon Dec  6 10:00:00 2026] BUG: KASAN: use-after-free in f") == \
+        (None, "BUG: KASAN: use-after-free in f")
+    # non-ASCII noise goes even when the line is printable
+    assert report.clean("[    1.000000] h\u00e9llo") == "hllo"
+    assert report.clean_line("[    2.000000][   T42] kasan_lab: x") == ("T42", "kasan_lab: x")
+
+
+def test_num_refuses_what_no_u64_holds():
+    r = {"problems": []}
+    assert report._num(r, "size", "18446744073709551615") == (1 << 64) - 1
+    assert report._num(r, "size", "18446744073709551616") is None
+    assert r["problems"] == ["size: a 20-digit value, larger than any u64"]
+
+
+def test_name_drops_compiler_suffixes():
+    assert report._name("foo.isra.0+0x10/0x20") == "foo"
+    assert report._name("bar.cold+0x1/0x2 [kasan_lab]") == "bar"
+    assert report._name("baz+0x1/0x2") == "baz"
