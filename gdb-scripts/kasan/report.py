@@ -147,7 +147,7 @@ def clean_line(raw: str) -> Tuple[Optional[str], str]:
     if not line.isascii() or not line.isprintable():
         line = JUNK.sub("", ANSI.sub("", line)).rstrip()
     if line[:1] != "[" or line[1:2] not in " 0123456789":   # not "[  12.345678]"
-        line = OUTER.sub("", line, count=1)
+        line = OUTER.sub("", line, count=1)  # mutation: equivalent (OUTER is anchored: one match at most)
     m = PREFIX.match(line)
     return (m.group("caller") if m else None), line[m.end():] if m else line
 

@@ -347,3 +347,8 @@ def test_name_drops_compiler_suffixes():
     assert report._name("foo.isra.0+0x10/0x20") == "foo"
     assert report._name("bar.cold+0x1/0x2 [kasan_lab]") == "bar"
     assert report._name("baz+0x1/0x2") == "baz"
+
+
+def test_clean_line_iso_and_journal_prefixes():
+    assert report.clean("2026-12-06T10:00:00,123456+00:00 BUG: KASAN: x") == "BUG: KASAN: x"
+    assert report.clean("Dec  6 10:00:00 host kernel: BUG: KASAN: x") == "BUG: KASAN: x"
