@@ -185,5 +185,27 @@ def _build_initramfs(bdir: str, name: str, shell: bool) -> str:
                             out + ".list"], stdout=cpio)
     if p.returncode:
         raise KtError("gen_init_cpio failed for %s" % out)
+    with open(out + ".tmp", "rb") as f:
+        data = f.read()
+    with open(out + ".tmp", "wb") as f:
+        f.write(one_mtime(data, CPIO_MTIME))
     os.replace(out + ".tmp", out)
     return out
+
+
+def one_mtime(data: bytes, mtime: int) -> bytes:
+    """A newc archive with every entry's mtime set to MTIME.  6.1's
+    gen_init_cpio -t sets it for directories, nodes and links only; a
+    regular file keeps its own (usr/gen_init_cpio.c: cpio_mkfile), so a
+    rebuilt module changed the archive's bytes and the boot's timing."""
+    out, pos = bytearray(data), 0
+    while pos + 110 <= len(out) and out[pos:pos + 6] == b"070701":
+        namesize = int(out[pos + 94:pos + 102], 16)
+        filesize = int(out[pos + 54:pos + 62], 16)
+        out[pos + 46:pos + 54] = b"%08X" % mtime
+        name_end = pos + 110 + namesize
+        data_start = (name_end + 3) & ~3
+        if out[pos + 110:name_end - 1] == b"TRAILER!!!":
+            break
+        pos = (data_start + filesize + 3) & ~3
+    return bytes(out)
