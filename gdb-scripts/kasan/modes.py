@@ -7,9 +7,9 @@ from here (tests/test_layout.py keeps the literals out of the others).
               initialized (sw-tags)", mm/kasan/sw_tags.c: kasan_init_sw_tags)
     config    the Kconfig symbol (lib/Kconfig.kasan)
     variant   the project's kernel built in this mode (vm/configs/VARIANT.config)
-    tag_range the tags its allocator draws, or None: sw-tags 0x00-0xfd
-              (mm/kasan/sw_tags.c: kasan_random_tag, KASAN_TAG_MAX 0xfd);
-              hw-tags 0xf0-0xfd (arch/arm64: MTE's 4 bits under the top nibble f)
+    tag_range the random tags of the mode in 6.1, or None: KASAN_TAG_MIN..
+              KASAN_TAG_MAX of include/linux/kasan-tags.h -- 0x00..0xfd for
+              sw-tags, 0xf0..0xfd for hw-tags (0xfe, 0xff reserved in both)
     repeat    hw-tags: the chance that a slot reused after GAP allocations
               keeps its tag, as labs/module measures it ({gap: p})
 """
