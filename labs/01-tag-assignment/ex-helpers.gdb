@@ -7,7 +7,7 @@ delete
 break lab_oob_right
 continue
 delete
-tbreak __kasan_kmalloc if size == 128
+tbreak *__kasan_kmalloc if $x2 == 128
 continue
 finish
 set $obj = $

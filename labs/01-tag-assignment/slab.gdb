@@ -23,7 +23,13 @@ bt 6
 finish
 echo KT-GDB kmalloc-return\n
 delete
-tbreak __kasan_kmalloc if size == 123
+# Stop at the first instruction of __kasan_kmalloc(cache, object, size,
+# flags) when size is 123: there, by the arm64 calling convention, the
+# third argument is in register x2.  (A condition on the name `size` at
+# the line gdb picks after the prologue fails: there it names a variable
+# of the inlined ____kasan_kmalloc, and gdb says "Error in testing
+# breakpoint condition".)
+tbreak *__kasan_kmalloc if $x2 == 123
 continue
 finish
 echo KT-GDB kasan-tag\n

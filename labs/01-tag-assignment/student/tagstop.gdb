@@ -19,7 +19,7 @@ delete
 break lab_uaf
 continue
 delete
-tbreak __kasan_kmalloc if size == 128
+tbreak *__kasan_kmalloc if $x2 == 128
 continue
 finish
 set $obj = (unsigned long)$
