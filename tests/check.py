@@ -4,17 +4,22 @@
     PASS name (seconds)
     FAIL name (seconds): why
 
-and a last line "N passed, N failed".  Boots are shared: one boot per
-variant runs the KUnit suite and every lab scenario.  Logs of every boot
-are kept under build/check/.  The checks live by concern:
+and a last line "N passed, N failed  (N s)".  Each check of CHECKS runs as
+a job of its own (`tests/check.py --job NAME`, a child process); JOBS=2 of
+them run at once (QEMU's TCG keeps one core busy per boot), the ones that
+took longest last time first, each after the jobs it reads (AFTER).  A
+job's lines are printed together when it ends, then "[name: N s]".  Logs
+of every boot are kept under build/check/.  The checks live by concern:
   check_kernels.py    tooling, each kernel's boot, reproducibility, gdb, decode
   check_processes.py  no process outlives a timeout or a signal
   check_class.py      the labs, the pages' commands, the site, the handout, a class
 and checklib.py holds what they share (the record of results, make as a user).
 """
 
-import inspect
+import json
 import os
+import re
+import subprocess
 import sys
 import time
 
@@ -27,18 +32,15 @@ from tests.check_kernels import (check_checkpatch, check_decode, check_gdb_live,
                                  check_gdb_live_hw, check_lint, check_record,
                                  check_reproducible, check_shell, check_tooling, check_variant)
 from tests.check_processes import check_cleanup, check_signals
-from tests.checklib import HANDOUT, OUT
+from tests.checklib import HANDOUT, OUT, PY, REPO
 
 
-# Every check of `make check`, by name, in the order they run: `make check
-# LIST=1` prints them, ONLY=a,b runs those, SKIP=a,b all but those.  A
-# check that reads another's output (decode reads variant-swtags' log,
-# transcript-again the transcripts grade writes) says so when run alone.
+# Every check of `make check`, by name: `make check LIST=1` prints them,
+# ONLY=a,b runs those, SKIP=a,b all but those.
 CHECKS = [
     ("pytest", check_tooling),
     ("lint", check_lint),
     ("checkpatch", check_checkpatch),
-    # started here, collected last: it runs beside everything below
     ("handout", lambda: check_handout(n_exercises())),
     ("grade-class", check_grade_class),
     ("variant-swtags", lambda: check_variant("swtags", "sw_tags")),
@@ -58,9 +60,21 @@ CHECKS = [
     ("grade", check_grade),
     ("transcript-again", check_published_transcript),
     ("site", check_site),
-    # after pytest, lint and site: their make test and make site are not run again
     ("page-commands", check_page_commands),
 ]
+
+
+# A job that reads what another writes runs after it, when both are run:
+# decode reads variant-swtags' log; transcript-again and site read the
+# transcripts grade writes; page-commands takes make test's and make
+# site's results (checklib.COMMANDS) and runs `make grade N=3`, which
+# writes where grade does.
+AFTER = {
+    "decode": ("variant-swtags",),
+    "transcript-again": ("grade",),
+    "site": ("grade",),
+    "page-commands": ("pytest", "lint", "site", "grade"),
+}
 
 
 # What a student tree's own make check runs (labs/HANDOUT).
@@ -92,42 +106,137 @@ def main(argv=None):
     ap.add_argument("--only", default=os.environ.get("ONLY", ""))
     ap.add_argument("--skip", default=os.environ.get("SKIP", ""))
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--job", help="run one check in this process (what the pool starts)")
     a = ap.parse_args(argv)
     vm.install_signal_handlers()
     t0 = time.time()
     try:
-        checks = selected(a.only, a.skip)
+        checks = selected(a.job or a.only, "" if a.job else a.skip)
+        jobs = parallel_jobs()
         if a.list:
             print("\n".join(n for n, _ in checks))
             return 0
-        vm.preflight()
+        if not a.job:
+            vm.preflight()
     except vm.KtError as e:
         print("kasan-tags: error: %s" % e)
         return 2
-    os.makedirs(OUT, exist_ok=True)
-    beside = []
-    for name, fn in checks:
-        t1 = time.time()
-        started = fn()
-        if inspect.isgenerator(started):
-            # a check that goes on beside the others until the end
-            next(started, None)
-            beside.append((name, started, t1))
-            print("  [%s: started; goes on beside the checks below]" % name, flush=True)
-            continue
-        print("  [%s: %.0f s]" % (name, time.time() - t1), flush=True)
-    for name, started, t1 in beside:
-        for _ in started:
-            pass
-        print("  [%s: %.0f s, beside the others]" % (name, time.time() - t1), flush=True)
-    return summary(t0)
+    os.makedirs(JOBS_DIR, exist_ok=True)
+    if a.job:
+        return run_job(*checks[0])
+    return pool([n for n, _ in checks], jobs, t0)
 
 
-def summary(t0):
-    res = checklib.results
-    npass = sum(res)
-    print("%d passed, %d failed  (%.0f s)" % (npass, len(res) - npass, time.time() - t0))
-    return 0 if all(res) else 1
+# Where each job writes its output, its results and the commands it ran.
+JOBS_DIR = os.path.join(OUT, "jobs")
+# How long each check took last time (the pool starts the longest first).
+TIMES = os.path.join(OUT, "times.json")
+
+
+def parallel_jobs():
+    """JOBS=N from the environment (default 2), or a one-line error."""
+    v = os.environ.get("JOBS", "2")
+    if not v.isdigit() or not 1 <= int(v) <= 8:
+        raise vm.KtError("JOBS=%s: give a number of jobs from 1 to 8" % v)
+    return int(v)
+
+
+def run_job(name, fn):
+    """One check in this process; its COMMANDS for the jobs after it."""
+    checklib.load_commands(JOBS_DIR)
+    fn()
+    checklib.save_commands(os.path.join(JOBS_DIR, name + ".commands.json"))
+    return 0 if all(checklib.results) else 1
+
+
+# A result line of a job's output (checklib.record).
+RESULT = re.compile(r"(PASS|FAIL) ")
+
+
+def job_argv(name):
+    return [PY, "-m", "tests.check", "--job", name]
+
+
+def pool(names, jobs, t0, argv_of=job_argv, order=AFTER):
+    """Run the named checks as jobs (argv_of(name)), `jobs` at a time, each
+    after those `order` names; print each job's lines when it ends; the
+    summary counts their PASS and FAIL lines.  0 if none failed, else 1."""
+    from vm import proc
+    for f in os.listdir(JOBS_DIR):
+        os.unlink(os.path.join(JOBS_DIR, f))
+    after = {n: [d for d in order.get(n, ()) if d in names] for n in names}
+    last = load_times()
+    todo = sorted(names, key=lambda n: -chain(n, names, after, last))
+    running, ended, times, counts = {}, set(), {}, [0, 0]
+    print("make check: %d checks, %d at a time (JOBS=%d)" % (len(names), jobs, jobs), flush=True)
+    while todo or running:
+        ready = [n for n in todo if all(d in ended for d in after[n])]
+        while ready and len(running) < jobs:
+            n = ready.pop(0)
+            todo.remove(n)
+            out = open(os.path.join(JOBS_DIR, n + ".out"), "w")
+            running[n] = (proc.spawn(argv_of(n), cwd=REPO,
+                                     stdout=out, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, env=job_env()), out, time.time())
+        time.sleep(0.2)
+        for n, (child, out, t1) in list(running.items()):
+            if child.poll() is None:
+                continue
+            proc.forget(child)
+            out.close()
+            del running[n]
+            ended.add(n)
+            times[n] = time.time() - t1
+            report_job(n, child.returncode, times[n], counts)
+    save_times(dict(last, **times))
+    print("%d passed, %d failed  (%.0f s)" % (counts[0], counts[1], time.time() - t0))
+    return 0 if counts[1] == 0 else 1
+
+
+def chain(name, names, after, last):
+    """How long the longest chain of jobs from `name` took last time: its
+    own time and the longest of the jobs that wait for it (the pool starts
+    the longest chain first)."""
+    waiting = [n for n in names if name in after[n]]
+    return last.get(name, 0) + max([chain(n, names, after, last) for n in waiting] or [0])
+
+
+def job_env():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+    env["PYTHONPATH"] = os.pathsep.join([REPO, os.path.join(REPO, "gdb-scripts")])
+    # a student tree's make check, run by the handout job, takes one slot
+    env["JOBS"] = "1"
+    return env
+
+
+def report_job(name, rc, secs, counts):
+    """Print a job's output; count its results.  A job that ended with
+    an error and no FAIL line (a traceback) is one FAIL."""
+    text = open(os.path.join(JOBS_DIR, name + ".out"), errors="replace").read()
+    lines = text.rstrip("\n").splitlines()
+    res = [m.group(1) for m in map(RESULT.match, lines) if m]
+    counts[0] += res.count("PASS")
+    counts[1] += res.count("FAIL")
+    print("\n".join(lines), flush=True)
+    if rc and "FAIL" not in res:
+        counts[1] += 1
+        print("FAIL %s: the check ended with exit %d and no result line (output %s)"
+              % (name, rc, os.path.relpath(os.path.join(JOBS_DIR, name + ".out"), REPO)))
+    print("  [%s: %.0f s]" % (name, secs), flush=True)
+
+
+def load_times():
+    try:
+        with open(TIMES) as f:
+            return {k: float(v) for k, v in json.load(f).items()}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def save_times(times):
+    with open(TIMES + ".tmp", "w") as f:
+        json.dump(times, f, indent=1, sort_keys=True)
+    os.replace(TIMES + ".tmp", TIMES)
 
 
 if __name__ == "__main__":

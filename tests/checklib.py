@@ -2,6 +2,7 @@
 record (one PASS/FAIL line each), the output folder, running `make` as a
 user would, and a copy of the checkout."""
 
+import json
 import os
 import shutil
 import subprocess
@@ -25,8 +26,28 @@ PY = "/usr/bin/python3"
 results = []
 # What a check ran that is also a command a page prints, as the page prints
 # it: {command: (ok, why)}.  The page-commands check takes these results
-# instead of running the same command twice (make test is pytest + lint).
+# instead of running the same command twice.  Each job saves its own
+# (save_commands), the jobs after it load them all (load_commands).  make
+# test is pytest + lint, two jobs: each saves its part (TEST_PARTS).
 COMMANDS = {}
+TEST_PARTS = ("make test: pytest", "make test: lint")
+
+
+def save_commands(path):
+    if COMMANDS:
+        with open(path, "w") as f:
+            json.dump(COMMANDS, f)
+
+
+def load_commands(folder):
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".commands.json"):
+            with open(os.path.join(folder, name)) as f:
+                COMMANDS.update({k: tuple(v) for k, v in json.load(f).items()})
+    if all(p in COMMANDS for p in TEST_PARTS):
+        parts = [COMMANDS[p] for p in TEST_PARTS]
+        COMMANDS["make test"] = (all(ok for ok, _ in parts),
+                                 "; ".join(why for ok, why in parts if not ok))
 
 
 def record(name, ok, why="", seconds=0.0, detail=()):

@@ -1,5 +1,8 @@
 """Seeds as data (vm/qemu.py), transcripts' headers (labs/lab.py), and
-make check's selection of checks (tests/check.py)."""
+make check's selection of checks and its pool of jobs (tests/check.py)."""
+import json
+import re
+
 import pytest
 
 import vm
@@ -51,6 +54,46 @@ def test_a_transcript_header_is_only_its_known_keys():
     hdr, body = split_transcript(text)
     assert hdr == ["command: $ make boot", "kernel: Linux 6.1", "seed: 1 (x)"]
     assert body == ["# kasan: pass:47 fail:0 skip:8 total:55", "ok 1 kasan"]
+
+
+def test_the_pool_counts_each_jobs_lines_and_a_crash(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(check, "JOBS_DIR", str(tmp_path))
+    monkeypatch.setattr(check, "TIMES", str(tmp_path / "times.json"))
+    mark = tmp_path / "a-done"
+    scripts = {
+        "a": "sleep 0.5; echo 'PASS a one (0.1 s)'; echo 'PASS a two'; touch %s" % mark,
+        # b reads what a wrote: it must start after a ended, even with 2 slots
+        "b": "test -e %s && echo 'PASS b' || echo 'FAIL b: ran before a'" % mark,
+        "c": "echo 'FAIL c (0.0 s): wrong'; echo '    detail'; exit 1",
+        "d": "echo 'Traceback'; exit 3"}
+    rc = check.pool(list(scripts), 2, 0, argv_of=lambda n: ["sh", "-c", scripts[n]],
+                    order={"b": ("a",)})
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert out.rstrip().splitlines()[-1].startswith("3 passed, 2 failed")
+    assert "FAIL d: the check ended with exit 3 and no result line" in out
+    assert "FAIL b" not in out and "    detail" in out
+    assert set(json.loads((tmp_path / "times.json").read_text())) == set(scripts)
+    rc = check.pool(["a"], 1, 0, argv_of=lambda n: ["sh", "-c", "echo 'PASS a'"])
+    assert rc == 0
+
+
+def test_the_longest_chain_starts_first():
+    after = {"site": ["grade"], "page": ["site"], "grade": [], "pytest": []}
+    last = {"grade": 50, "site": 30, "page": 20, "pytest": 90}
+    names = list(after)
+    assert check.chain("grade", names, after, last) == 100
+    assert sorted(names, key=lambda n: -check.chain(n, names, after, last))[:2] == \
+        ["grade", "pytest"]
+
+
+def test_jobs_must_be_a_small_number(monkeypatch):
+    for bad in ("abc", "0", "9", "-1"):
+        monkeypatch.setenv("JOBS", bad)
+        with pytest.raises(vm.KtError, match="JOBS=%s: give a number" % re.escape(bad)):
+            check.parallel_jobs()
+    monkeypatch.setenv("JOBS", "1")
+    assert check.parallel_jobs() == 1
 
 
 def test_check_selection():
