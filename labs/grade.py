@@ -82,16 +82,45 @@ class Run:
         self.serial, self.gdb, self.host, self.status = "", "", "", "ok"
         self.paths = []
         self.control = None  # the control run of a step with `control`
-        self.read = {"sections": set(), "scenarios": set()}  # what its check looked at
+        # what its check looked at: gdb sections, scenarios, single lines
+        self.read = {"sections": set(), "scenarios": set(), "lines": set()}
 
     def sections(self):
         return Read(labdata.gdb_sections(self.gdb), self.read["sections"])
 
+    def search(self, pattern, output="serial"):
+        """re.search(pattern, self.OUTPUT, re.M), noting the line it matched."""
+        m = re.search(pattern, getattr(self, output), re.M)
+        if m:
+            self.read["lines"].add(self.line_at(output, m.start()))
+        return m
+
+    def note_line(self, output, text):
+        """Note the line of self.OUTPUT that contains `text` (the first one)."""
+        i = getattr(self, output).find(text)
+        if i >= 0:
+            self.read["lines"].add(self.line_at(output, i))
+
+    def reports(self, scenario=None):
+        """The KASAN reports of the serial log (or of one scenario's part),
+        parsed; their "BUG: KASAN" lines are noted as read."""
+        from kasan import report
+        text = self.serial if scenario is None else "\n".join(
+            scenarios.segments(self.serial).get(scenario, []))
+        self.read["lines"] |= {ln.strip() for ln in text.splitlines() if "BUG: KASAN:" in ln}
+        return report.parse_reports(text)
+
+    def line_at(self, output, i):
+        text = getattr(self, output)
+        return text[text.rfind("\n", 0, i) + 1:].split("\n", 1)[0].strip()
+
     def read_lines(self):
         """The lines of its output its check read: those of each gdb section
-        it looked at, and the lab module's lines of each scenario it asked for."""
+        it looked at, the lab module's lines of each scenario it asked for,
+        and the lines it searched (search, note_line)."""
         secs = labdata.gdb_sections(self.gdb)
         out = {ln.strip() for s in self.read["sections"] for ln in secs.get(s, [])}
+        out |= self.read["lines"]
         for scn in self.read["scenarios"]:
             out |= {ln.strip() for ln in scenarios.segments(self.serial).get(scn, [])
                     if scenarios.LAB_LINE.search(ln)}

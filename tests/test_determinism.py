@@ -113,6 +113,25 @@ def test_first_difference_names_the_line():
     assert checklib.first_difference("a", "a\nb").startswith("line 2 of 1/2")
 
 
+def test_a_long_transcript_is_cut_around_the_lines_the_check_reads():
+    from Documentation.tools import page_labs as pl
+    lines = ["l%d" % i for i in range(200)]
+    marks = [i == 100 for i in range(200)]
+    out, om, ncut = pl.cut_lines(lines, marks)
+    assert out[:pl.HEAD] == lines[:pl.HEAD] and out[-pl.TAIL:] == lines[-pl.TAIL:]
+    assert out[pl.HEAD] == "[... %d lines left out ...]" % (98 - pl.HEAD)
+    assert out[pl.HEAD + 1:pl.HEAD + 6] == ["l98", "l99", "l100", "l101", "l102"]
+    assert om[out.index("l100")] and sum(om) == 1
+    assert ncut == 200 - pl.HEAD - pl.TAIL - 5
+    assert len(out) == len(om) == 200 - ncut + 2
+    # nothing read: the first lines and the last
+    out, om, ncut = pl.cut_lines(lines, [False] * 200)
+    assert out[-pl.TAIL - 1] == "[... %d lines left out ...]" % ncut and not any(om)
+    assert len(out) == pl.MAX_LINES + 1
+    short = lines[:pl.MAX_LINES]
+    assert pl.cut_lines(short, [True] * len(short)) == (short, [True] * len(short), 0)
+
+
 def test_a_long_transcript_line_is_wrapped_and_counted():
     from Documentation.tools import page_labs
     lines, n = page_labs.wrap_lines(["x" * (2 * page_labs.WIDTH + 5), "short"])

@@ -94,6 +94,42 @@ def wrap_lines(lines, marks=None):
     return (out, n) if marks is None else (out, n, om)
 
 
+# A transcript longer than this is cut: the lines the check reads (with
+# CONTEXT lines around each), its first HEAD and last TAIL lines are kept,
+# and each gap says how many lines it leaves out.
+MAX_LINES, HEAD, TAIL, CONTEXT = 60, 8, 3, 2
+
+
+GAP = re.compile(r"\[\.\.\. \d+ lines? left out \.\.\.\]$")
+
+
+def cut_lines(lines, marks):
+    """(lines, marks, how many left out) of a transcript cut to what
+    matters, a "[... N lines left out ...]" line in each gap."""
+    n = len(lines)
+    if n <= MAX_LINES:
+        return lines, marks, 0
+    keep = set(range(min(HEAD, n))) | set(range(max(0, n - TAIL), n))
+    if any(marks):
+        for i in (i for i, m in enumerate(marks) if m):
+            keep |= set(range(max(0, i - CONTEXT), min(n, i + CONTEXT + 1)))
+    else:
+        keep |= set(range(MAX_LINES - TAIL))
+    out, om, gap = [], [], 0
+    for i in range(n + 1):
+        if i < n and i not in keep:
+            gap += 1
+            continue
+        if gap:
+            out.append("[... %d line%s left out ...]" % (gap, "s" if gap > 1 else ""))
+            om.append(False)
+            gap = 0
+        if i < n:
+            out.append(lines[i])
+            om.append(marks[i])
+    return out, om, n - len(keep)
+
+
 def read_marks(lab, step, body):
     """One bool per line of BODY: is it a line the step's check read?
     (build/transcripts/LAB/STEP.read.json, written by make grade)."""
@@ -138,7 +174,12 @@ def transcripts():
                 if nmark:
                     hdr.append("shown: without the %d KT-GDB lines the grader reads the "
                                "output by" % nmark)
-                body, wrapped, hot = wrap_lines(body, read_marks(d, step, body))
+                body, hot, ncut = cut_lines(body, read_marks(d, step, body))
+                if ncut:
+                    shown = sum(1 for ln in body if not GAP.match(ln))
+                    hdr.append("shown: %d of the %d lines; each gap says how many it leaves "
+                               "out" % (shown, shown + ncut))
+                body, wrapped, hot = wrap_lines(body, hot)
                 if any(hot):
                     hdr.append("highlighted: the %d lines the step's check reads" % sum(
                         1 for i, h in enumerate(hot) if h and not body[i].startswith(CONT)))

@@ -2,7 +2,7 @@
 import re
 
 import vm
-from kasan import report, tags
+from kasan import tags
 from labs.exercises import compare, hex_or_none, kv_lines, load_student
 from labs.lab import backtrace
 from kasan.modes import SW_TAGS
@@ -26,7 +26,7 @@ def check_count(run):
 
 
 def _report(run):
-    reps = report.parse_reports(run.serial)
+    reps = run.reports()
     return reps[0] if len(reps) == 1 else None
 
 

@@ -39,7 +39,7 @@ def _gdb_blocks(run):
 
 
 def check_reports(run):
-    reps = report.parse_reports(run.serial)
+    reps = run.reports()
     hits = gdb_hits(run)
     titles = [r["title"] for r in reps]
     want = ["KASAN: invalid-access Write in lab_oob_right", "KASAN: use-after-free Read in lab_uaf",
@@ -82,7 +82,7 @@ def check_decode(run):  # mutation: skip (runs kasan-decode on a vmlinux: graded
 
 
 def check_generic(run):
-    reps = report.parse_reports(run.serial)
+    reps = run.reports()
     got = [(r["bug_type"], r["function"]) for r in reps]
     want = [("slab-out-of-bounds", "lab_oob_right"), ("use-after-free", "lab_uaf"),
             ("invalid-free", "lab_invalid_free"), ("use-after-free", "lab_page_tag")]

@@ -39,7 +39,7 @@ def check_async(run):
     report of the same bug is checked by the hwtags step, expected.toml.)"""
     res = [("the kernel says hw-tags, mode=async", boot_mode(run.serial) == "async",
             "boot line: %s" % (boot_mode(run.serial) or "no hw-tags boot line"))]
-    a = report.parse_reports("\n".join(scenarios.segments(run.serial).get("uaf", [])))
+    a = run.reports("uaf")
     res.append(("one report, invalid-access, no address",
                 len(a) == 1 and a[0]["bug_type"] == "invalid-access" and a[0]["addr"] is None,
                 "; ".join("%s at %s" % (r["bug_type"], r["addr"]) for r in a) or "no report"))
@@ -193,7 +193,7 @@ def ex_async_answers(run, runs, _ex):
         ans = load_answers(__file__, "predictions.toml").get("async", {})
     except (OSError, ValueError) as e:
         return [("predictions.toml is a TOML file", False, str(e))]
-    reps = report.parse_reports("\n".join(scenarios.segments(run.serial).get("uaf", [])))
+    reps = run.reports("uaf")
     if len(reps) != 1:
         return [("the async run reported uaf once", False, "%d reports" % len(reps))]
     r = reps[0]
@@ -206,7 +206,7 @@ def ex_async_answers(run, runs, _ex):
 
 def check_hwtags_qemu72(run):
     """The unpatched hwtags kernel on QEMU 7.2: a false report, no init."""
-    reps = report.parse_reports(run.serial)
+    reps = run.reports()
     return [("a KASAN report on QEMU 7.2", bool(reps),
              "; ".join(r["title"] for r in reps[:3]) or "no report"),
             ("before init ran", "KT-INIT-START" not in run.serial,

@@ -3,7 +3,6 @@ and the two exercises (reverse execution to the free; the tag's write)."""
 import os
 import re
 
-from kasan import report
 from labs.lab import backtrace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -40,7 +39,7 @@ def history(run):
 
 
 def the_report(run):
-    reps = report.parse_reports(run.serial)
+    reps = run.reports()
     return reps[0] if len(reps) == 1 else None
 
 
@@ -50,7 +49,7 @@ def common(run, ws, start, back):
     r = the_report(run)
     return [
         ("one report on the serial log", r is not None, "%d reports" % len(
-            report.parse_reports(run.serial))),
+            run.reports())),
         ("write 1 stored the memory tag the report printed (%s)" % (r and r["memory_tag"]),
          bool(ws) and r is not None and ws[0]["value"] == r["memory_tag"],
          "writes %s" % [w["value"] for w in ws]),
