@@ -1,6 +1,7 @@
 """Seeds as data (vm/qemu.py), transcripts' headers (labs/lab.py), and
 make check's selection of checks and its pool of jobs (tests/check.py)."""
 import json
+import os
 import re
 
 import pytest
@@ -195,3 +196,34 @@ def test_initramfs_entries_get_one_mtime():
     assert len(out) == len(arch) and out.count(b"%08X" % 0x5F000000) == 0
     assert out.count(b"%08X" % 0x60000000) == 0 and b"abcde" in out and b"xy" in out
     assert one_mtime(out, 0) == out
+
+
+def test_a_module_build_is_skipped_only_while_its_inputs_are_the_same(tmp_path):
+    """vm/initramfs.py skips kbuild when the stamp says the same inputs and
+    the modules are there; a changed source, flag or kernel, or a missing
+    module, builds again."""
+    from vm.initramfs import module_inputs, up_to_date
+    bdir, mdir = tmp_path / "obj", tmp_path / "module"
+    bdir.mkdir()
+    mdir.mkdir()
+    for f in (".config", "Module.symvers"):
+        (bdir / f).write_text("x")
+    (mdir / "kasan_lab.c").write_text("int a;")
+    (mdir / "kasan_lab.o").write_text("built")
+    inputs = module_inputs(str(bdir), str(mdir), "")
+    assert "kasan_lab.c " in inputs and "kasan_lab.o" not in inputs
+    stamp = tmp_path / "module" / "kt-module.stamp"
+    assert not up_to_date(str(stamp), inputs, str(mdir))       # never built
+    (mdir / "kasan_lab.ko").write_text("ko")
+    stamp.write_text(inputs + "built kasan_lab.ko\n")
+    assert module_inputs(str(bdir), str(mdir), "") == inputs   # the stamp is no input
+    assert up_to_date(str(stamp), inputs, str(mdir))
+    assert not up_to_date(str(stamp), module_inputs(str(bdir), str(mdir), "-fplugin=x"),
+                          str(mdir))
+    (mdir / "kasan_lab.c").write_text("int b;")
+    assert not up_to_date(str(stamp), module_inputs(str(bdir), str(mdir), ""), str(mdir))
+    (mdir / "kasan_lab.c").write_text("int a;")
+    os.utime(bdir / "Module.symvers", ns=(1, 1))                # a rebuilt kernel
+    assert not up_to_date(str(stamp), module_inputs(str(bdir), str(mdir), ""), str(mdir))
+    os.unlink(mdir / "kasan_lab.ko")
+    assert not up_to_date(str(stamp), inputs, str(mdir))

@@ -53,16 +53,59 @@ def build_module(bdir: str) -> List[str]:
     # --chmod: a read-only checkout (a teacher's shared mount) gives a writable copy
     run(["rsync", "-a", "--chmod=u+w", "--delete", "--exclude=*.o", "--exclude=*.ko",
          "--exclude=.*", "--exclude=*.mod*", "--exclude=modules.order",
-         "--exclude=Module.symvers", "--exclude=*.toml", srcdir + "/", mdir + "/"])
+         "--exclude=Module.symvers", "--exclude=*.toml", "--exclude=kt-module*", srcdir + "/", mdir + "/"])
     blog = os.path.join(mdir, "kt-module-build.log")
-    open(blog, "w").close()
     # the variant's own compiler flags (its plugin: lab 8) reach the module too
     extra = extra_kcflags(bdir)
-    run(["make", "-C", bdir, "M=" + mdir, "ARCH=arm64", "LLVM=1", "modules"]
-        + (["KCFLAGS=" + extra] if extra else []), logfile=blog)
+    stamp = os.path.join(mdir, "kt-module.stamp")
+    inputs = module_inputs(bdir, mdir, extra)
+    if not up_to_date(stamp, inputs, mdir):
+        # kbuild, even with nothing to do, takes a second or more: it runs
+        # only when the sources, the flags or the kernel changed
+        open(blog, "w").close()
+        if os.path.exists(stamp):
+            os.unlink(stamp)
+        run(["make", "-C", bdir, "M=" + mdir, "ARCH=arm64", "LLVM=1", "modules"]
+            + (["KCFLAGS=" + extra] if extra else []), logfile=blog)
+        with open(stamp, "w") as f:
+            f.write(inputs + "built " + " ".join(sorted(
+                n for n in os.listdir(mdir) if n.endswith(".ko"))) + "\n")
     if not os.path.exists(os.path.join(srcdir, "kasan_mystery.c")):
         use_shipped(bdir, mdir)
     return sorted(glob.glob(os.path.join(mdir, "*.ko")))
+
+
+# What kbuild makes or keeps in the module's build dir, not a source
+BUILT = re.compile(r"(\.o|\.ko|\.mod.*|\.stamp|\.log|\.cmd|modules\.order|Module\.symvers)$")
+
+
+def module_inputs(bdir: str, mdir: str, extra: str) -> str:
+    """What a module build depends on, as text: each source file's digest
+    (the synced labs/module), the extra flags and the kernel's .config
+    and Module.symvers (size and mtime: a rebuilt kernel)."""
+    import hashlib
+    lines = ["kcflags " + extra]
+    for name in sorted(os.listdir(mdir)):
+        path = os.path.join(mdir, name)
+        if os.path.isfile(path) and not name.startswith(".") and not BUILT.search(name):
+            lines.append("%s %s" % (name, hashlib.sha256(open(path, "rb").read()).hexdigest()))
+    for name in (".config", "Module.symvers"):
+        st = os.stat(os.path.join(bdir, name))
+        lines.append("%s %d %d" % (name, st.st_size, st.st_mtime_ns))
+    return "\n".join(lines) + "\n"
+
+
+def up_to_date(stamp: str, inputs: str, mdir: str) -> bool:
+    """The stamp a module build left says these inputs, and its modules
+    (its last line) are all still there."""
+    try:
+        text = open(stamp).read()
+    except OSError:
+        return False
+    body, _, built = text.rstrip("\n").rpartition("\n")
+    kos = built.split()[1:]
+    return body + "\n" == inputs and bool(kos) and \
+        all(os.path.exists(os.path.join(mdir, k)) for k in kos)
 
 
 # Where the lab module puts one file per scenario (kasan_lab.c's LAB_DEBUGFS)
