@@ -44,6 +44,23 @@ def test_whole_tree_search(tmp_path):
     assert r["excluded"] == 1
 
 
+def test_a_kept_search_is_read_back_and_a_garbled_one_searched_again(tmp_path):
+    tree, keep = tmp_path / "tree", tmp_path / "keep"
+    (tree / "mm").mkdir(parents=True)
+    keep.mkdir()
+    (tree / "mm" / "a.c").write_text("\tfoo_bar(1, 2);\n")
+    want = {"foo_bar(1, 2);", "absent_line(3);"}
+    first = lineage.grep_tree_kept(str(tree), want, str(keep))
+    assert first == {"foo_bar(1, 2);": ("mm/a.c", 1)}
+    [kept] = list(keep.iterdir())
+    (tree / "mm" / "a.c").write_text("nothing here\n")   # the kept answer is read
+    assert lineage.grep_tree_kept(str(tree), want, str(keep)) == first
+    kept.write_text("{garbled")                             # searched again
+    assert lineage.grep_tree_kept(str(tree), want, str(keep)) == {}
+    other = lineage.grep_tree_kept(str(tree), {"nothing here"}, str(keep))
+    assert other == {"nothing here": ("mm/a.c", 1)} and len(list(keep.iterdir())) == 2
+
+
 def test_bars_svg_parses_and_states_the_counts():
     counts = {"same file": 24, "moved": 0, "renamed": 7, "gone": 41}
     svg = pictures.lineage_bars([(16, counts)], lineage.CLASSES)

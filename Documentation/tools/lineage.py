@@ -88,6 +88,36 @@ def grep_tree(tree: str, wanted: Iterable[str]) -> Dict[str, Where]:
     return found
 
 
+def grep_tree_kept(tree: str, wanted: Iterable[str], keep: str) -> Dict[str, Where]:
+    """grep_tree(), kept in the folder `keep` under a name that is the
+    digest of the wanted lines: a search of the whole tree takes 20-30 s,
+    and its answer changes only with the lines or the tree.  `keep` must
+    be the tree's own folder (the cache names it by the tarball's digest)."""
+    import hashlib
+    import json
+    wanted = sorted(set(wanted))
+    key = hashlib.sha256(("\n".join([GREP_VERSION] + wanted)).encode()).hexdigest()[:16]
+    path = os.path.join(keep, "kt-lineage-%s.json" % key)
+    try:
+        with open(path) as f:
+            return {k: (v[0], int(v[1])) for k, v in json.load(f).items()}
+    except (OSError, ValueError, TypeError, IndexError, AttributeError):
+        pass
+    found = grep_tree(tree, wanted)
+    try:
+        with open(path + ".tmp", "w") as f:
+            json.dump(found, f)
+        os.replace(path + ".tmp", path)
+    except OSError:
+        pass  # a read-only cache: search again next time
+    return found
+
+
+# Changed whenever grep_tree's search changes, so that no kept answer
+# of an earlier search is read.
+GREP_VERSION = "grep-rnFI c,h,S,rst,Makefile,Kconfig,lds v1"
+
+
 def file_lines(tree: str, paths: Sequence[str]) -> Dict[str, Where]:
     """{normalised line: (path, number)} of the given files of the tree."""
     out: Dict[str, Where] = {}

@@ -2,6 +2,8 @@
 (Documentation/tools/lineage.py measures it), and what hardware tag-based
 KASAN reuses of the series."""
 
+import os
+
 from Documentation.tools import lineage, pictures
 from Documentation.tools.sitelib import heading, lineage_data, rst_escape, write
 from labs import lab as labdata
@@ -16,8 +18,10 @@ def lineage_rows(patches, src):
     per_patch = [(row["num"], [(f.path, files_map.get(f.path, [f.path]), f.added())
                                for f in p.files]) for row, p in patches]
     # one search of the whole tree for every patch's lines
-    anywhere = lineage.grep_tree(src, set().union(*(lineage.wanted_lines(files, ren)
-                                                    for _, files in per_patch)))
+    # (kept beside the tree, which the cache names by the tarball's digest)
+    anywhere = lineage.grep_tree_kept(src, set().union(*(lineage.wanted_lines(files, ren)
+                                                         for _, files in per_patch)),
+                                      os.path.dirname(src.rstrip("/")))
     return {n: lineage.patch_lineage(files, src, ren, anywhere) for n, files in per_patch}
 
 
