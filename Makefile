@@ -134,7 +134,10 @@ SITE_OUT = build/site$(if $(filter teacher,$(EDITION)),-teacher)
 site:
 	@$(if $(filter-out student teacher,$(or $(EDITION),student)),echo "kasan-tags: error: EDITION must be student or teacher (not $(EDITION))"; exit 2)
 	@$(PY) -m Documentation.tools.gensite
-	@/usr/bin/sphinx-build -q -W --keep-going -b html $(if $(filter teacher,$(EDITION)),-t teacher) . $(SITE_OUT)
+	@# Sphinx rebuilds only the pages that changed; after a build that warned,
+	@# the next one reads every page again, so that it warns again (-W).
+	@/usr/bin/sphinx-build -q -W --keep-going -b html $(if $(filter teacher,$(EDITION)),-t teacher) . $(SITE_OUT) \
+		|| { rm -rf $(SITE_OUT)/.doctrees; exit 1; }
 	@echo "site: $(SITE_OUT)/index.html"
 
 # Benchmarks print measured figures; they are not tests.
