@@ -12,6 +12,9 @@
                   possible); the other kernels are dropped
     --first-lab   a new cache (and a new ccache): `make grade N=1` as a
                   student's first command after `make deps`
+    --cold-ci     CI from nothing: a fresh clone of this checkout's HEAD
+                  and an empty cache (so an empty ccache), `.ci/run` (make
+                  deps, then make check, which builds every kernel)
 
 Figures are printed, never asserted.  The builds are real and long: run
 one section at a time (--builds is instant).
@@ -177,13 +180,38 @@ def first_lab():
              info.get("build_seconds", 0)))
 
 
+def cold_ci():
+    top = tempfile.mkdtemp(prefix="kt-cold-ci-")
+    clone, cache = os.path.join(top, "clone"), os.path.join(top, "cache")
+    env = {k: x for k, x in os.environ.items() if not k.startswith("MAKE")}
+    env["KASAN_TAGS_CACHE"] = cache
+    env.pop("KASAN_TAGS_RUNCACHE", None)
+    try:
+        subprocess.run(["git", "clone", "-q", vm.REPO, clone], check=True)
+        log = os.path.join(top, "ci.log")
+        t0 = time.time()
+        with open(log, "w") as f:
+            p = subprocess.run([os.path.join(clone, ".ci", "run")], env=env, stdout=f,
+                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        total = time.time() - t0
+        text = open(log, errors="replace").read()
+        builds = sum(float(x) for x in re.findall(r"kt: built \S+ in (\d+) s", text))
+        summary = ([ln for ln in text.splitlines() if re.match(r"\d+ passed, \d+ failed", ln)]
+                   or ["no summary line: %s" % text.strip().splitlines()[-1:]])[-1]
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+    print("cold CI (.ci/run on a fresh clone, empty cache and ccache): %.1f min (goal 45), "
+          "exit %d; of it the kernel builds %.1f min; make check said: %s"
+          % (total / 60, p.returncode, builds / 60, summary))
+
+
 def main(argv=None):
     vm.install_signal_handlers()
     ap = argparse.ArgumentParser(prog="bench/setup_costs.py", description=__doc__.split("\n")[0])
-    for opt in ("--builds", "--debug-info", "--rebuild", "--first-lab"):
+    for opt in ("--builds", "--debug-info", "--rebuild", "--first-lab", "--cold-ci"):
         ap.add_argument(opt, action="store_true")
     a = ap.parse_args(argv)
-    if not (a.builds or a.debug_info or a.rebuild or a.first_lab):
+    if not (a.builds or a.debug_info or a.rebuild or a.first_lab or a.cold_ci):
         a.builds = True
     if a.builds:
         show_builds()
@@ -193,6 +221,8 @@ def main(argv=None):
         rebuild()
     if a.first_lab:
         first_lab()
+    if a.cold_ci:
+        cold_ci()
     return 0
 
 
