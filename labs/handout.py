@@ -129,30 +129,71 @@ def student_text(rel: str, text: str) -> str:
     return strip_teacher(text) if rel.endswith(".rst") else text
 
 
-# The README's teacher part, replaced in a handout by STUDENT_README.
-TEACHER_SECTION = re.compile(r"^## For teachers\n.*?(?=^## )", re.M | re.S)
-STUDENT_README = """## For students
+# A handout's README: STUDENT_README, the labs in order (from their
+# steps.toml), then these sections of the project's README, without the
+# lines that point at the teacher's commands.
+README_KEEP = ("Every run is reproducible", "Explore", "Variables", "Troubleshooting")
+# A line of those that names one of these is the teacher's (lower case)
+TEACHER_ONLY = ("teacher", "make handout", "make dist", "`class`", "`dest`", "`variants`",
+                "mutation", "fixtures")
+STUDENT_README = """# kasan-tags: your copy of the labs
 
-This is your copy of the labs: start at the site's *Start here* page
-(`make site`, then `build/site/Documentation/start.html`; the same text is
-`Documentation/start.rst`). It says what each lab is for, how long it
-takes and how hard each exercise is. Your work goes in the files each
-exercise names and in `answers.md` (the labs' Questions):
+Labs on arm64 **software tag-based KASAN**, the kernel's memory-error
+detector that puts a tag in a pointer's top byte: you watch it work in a
+real Linux 6.1 kernel under QEMU and gdb, and write small parts of it
+yourself. The site's *Start here* page says who the labs are for and what
+you need (`make site`, then open `build/site/Documentation/start.html`;
+its text is `Documentation/start.rst`).
+
+## Getting started
 
 ```sh
-make grade N=1      # lab 1's checks and your exercises, GOOD or BAD with why
-make submit         # build/submission.tar.gz, the archive you hand in
+make deps                 # the Debian packages (apt-get; asks for sudo if you are not root)
+make kernel               # lab 1's kernel (a few minutes), unless your teacher gave you
+                          # the kernels: then `make import FILE=the-archive` instead
+make lab N=1              # lab 1's first step: the kernel halted, gdb attached
 ```
+
+## Handing in
+
+Your work is the files each exercise names and your answers to the labs'
+*Questions*, in `answers.md` (`make submit` creates it with a heading per
+lab if it is missing):
+
+```sh
+make grade                # every check and exercise, GOOD or BAD with why
+make submit               # build/submission.tar.gz, the archive you hand in
+```
+
+## The labs, in order
 
 """
 
 
+def labs_list() -> str:
+    """The labs in order, as the start page lists them: time, objectives,
+    exercises with difficulty and minutes (steps.toml)."""
+    from labs import lab as labdata
+    out = []
+    for lab in labdata.load_all():
+        out.append("- **%s** (%g h; `labs/%s/index.rst`): %s.\n" % (
+            lab.title, lab.spec["hours"], lab.folder, "; ".join(lab.spec["objectives"])))
+        out += ["  - exercise %s: %s (%s, %d min)\n" % (
+            e["id"], e["title"], e["difficulty"], e["minutes"]) for e in lab.exercises]
+    return "".join(out) + "\n"
+
+
 def student_readme(text: str) -> str:
-    """The README without its part for teachers, with one for students."""
-    out, n = TEACHER_SECTION.subn(STUDENT_README, text)
-    if n != 1:
-        raise vm.KtError("README.md: no '## For teachers' section to replace in the handout")
-    return out
+    """The handout's README: for students, no teacher part (README_KEEP)."""
+    sections = {m.group(1): m.group(0) for m in re.finditer(
+        r"^## ([^\n]+)\n.*?(?=^## |\Z)", text, re.M | re.S)}
+    missing = [k for k in README_KEEP if k not in sections]
+    if missing:
+        raise vm.KtError("README.md: no '## %s' section for the handout's README" % missing[0])
+    kept = "".join(sections[k] for k in README_KEEP)
+    kept = "".join(ln for ln in kept.splitlines(keepends=True)
+                   if not any(w in ln.lower() for w in TEACHER_ONLY))
+    return STUDENT_README + labs_list() + kept
 
 
 def ship_mystery(dest: str) -> str:

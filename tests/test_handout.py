@@ -99,7 +99,15 @@ def test_the_handout_readme_is_for_students():
     from labs import handout as h
     text = open(os.path.join(vm.REPO, "README.md")).read()
     out = h.student_readme(text)
-    assert "## For teachers" not in out and "A classroom of machines" not in out
-    assert "## For students" in out and "make submit" in out
-    with pytest.raises(vm.KtError, match="For teachers"):
+    assert "teacher" not in out.replace("your teacher", "").lower()
+    assert "A classroom of machines" not in out and "make grade-class CLASS" not in out
+    assert "make handout" not in out and "make dist" not in out
+    assert "make submit" in out and "## Troubleshooting" in out
+    from labs import lab
+    for one in lab.load_all():     # every lab and exercise, with time and difficulty
+        assert "**%s** (%g h" % (one.title, one.spec["hours"]) in out
+        for e in one.exercises:
+            assert "exercise %s: %s (%s, %d min)" % (e["id"], e["title"], e["difficulty"],
+                                                     e["minutes"]) in out
+    with pytest.raises(vm.KtError, match="no '## Every run is reproducible' section"):
         h.student_readme("# x\n## Layout\n")

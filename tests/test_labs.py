@@ -230,3 +230,13 @@ def test_pictures_come_before_the_exercises():
         ex = re.search(r"^Exercises\n-+\n", text, re.M)
         for m in re.finditer(r"/build/gen/pictures/[\w-]+\.rst", text):
             assert ex is None or m.start() < ex.start(), (x.folder, m.group(0))
+
+
+def test_the_start_page_and_the_teacher_plan_count_the_labs():
+    """Documentation/start.rst says how many labs there are, in words: the
+    number of lab folders."""
+    words = ("zero one two three four five six seven eight nine ten eleven twelve").split()
+    n = words[len(lab.load_all())]
+    text = open(os.path.join(vm.REPO, "Documentation", "start.rst")).read()
+    assert "In the %s labs listed below" % n in text
+    assert "%s sessions of" % n.capitalize() in text
