@@ -131,13 +131,16 @@ transcripts:
 
 # EDITION=teacher adds the answers (`.. only:: teacher`) in build/site-teacher.
 SITE_OUT = build/site$(if $(filter teacher,$(EDITION)),-teacher)
+SITE_DOCTREES = build/doctrees/$(or $(EDITION),student)
 site:
 	@$(if $(filter-out student teacher,$(or $(EDITION),student)),echo "kasan-tags: error: EDITION must be student or teacher (not $(EDITION))"; exit 2)
 	@$(PY) -m Documentation.tools.gensite
 	@# Sphinx rebuilds only the pages that changed; after a build that warned,
 	@# the next one reads every page again, so that it warns again (-W).
-	@/usr/bin/sphinx-build -q -W --keep-going -b html $(if $(filter teacher,$(EDITION)),-t teacher) . $(SITE_OUT) \
-		|| { rm -rf $(SITE_OUT)/.doctrees; exit 1; }
+	@# Its doctrees (every page whole, teacher blocks included) stay out of the site.
+	@rm -rf $(SITE_OUT)/_sources $(SITE_OUT)/.doctrees
+	@/usr/bin/sphinx-build -q -W --keep-going -b html $(if $(filter teacher,$(EDITION)),-t teacher) \
+		-d $(SITE_DOCTREES) . $(SITE_OUT) || { rm -rf $(SITE_DOCTREES); exit 1; }
 	@echo "site: $(SITE_OUT)/index.html"
 
 # Benchmarks print measured figures; they are not tests.

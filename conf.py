@@ -31,3 +31,6 @@ copybutton_selector = "div.highlight-console pre, div.highlight-shell pre"
 copybutton_prompt_text = r"\$ |\(gdb\) "
 copybutton_prompt_is_regexp = True
 html_show_sourcelink = False
+# No page's source in the site: a student edition's _sources would hold the
+# teacher blocks (".. only:: teacher" is applied when pages are written).
+html_copy_source = False

@@ -107,6 +107,9 @@ def check_site():
     paths = site_check.machine_paths() + site_check.machine_paths(site_check.TEACHER)
     record("site: no page shows this machine's checkout or cache path", not paths,
            "%d pages" % len(paths), 0, ["%s: %s" % p for p in paths[:10]])
+    extra = site_check.site_extras()
+    record("site: the student edition holds pages and their static files only (no "
+           "_sources, no doctrees)", not extra, "%d other files" % len(extra), 0, extra[:10])
     bad = site_check.broken_links()
     record("site: internal links and anchors resolve", not bad, "%d broken" % len(bad), 0,
            bad[:10])

@@ -112,6 +112,26 @@ def machine_paths(site=None, needles=None):
     return bad
 
 
+# What a rendered site may hold: pages, their static files, the search
+# index; never a page's source (_sources) or Sphinx's doctrees.
+SITE_KINDS = (".html", ".css", ".js", ".svg", ".png", ".inv", ".buildinfo", ".woff", ".woff2",
+              ".ttf", ".eot", ".gif", ".ico")
+
+
+def site_extras(site=None):
+    """Files of the site that are not of SITE_KINDS, or lie under _sources/
+    or .doctrees/ (where a student edition would show the teacher's text)."""
+    root = site or SITE
+    out = []
+    for d, _, files in os.walk(root):
+        for f in files:
+            rel = os.path.relpath(os.path.join(d, f), root)
+            if rel.split(os.sep)[0] in ("_sources", ".doctrees") or \
+                    not f.endswith(SITE_KINDS):
+                out.append(rel)
+    return sorted(out)
+
+
 def tag_map_shown(dom):
     """Lab 3's page holds an inline SVG tag map with the tags of the
     uaf-realloc report of the run make grade captured."""

@@ -187,3 +187,16 @@ def test_a_crashing_check_is_one_bad_line():
 
 def named(res):
     return {n: ok for n, ok, _ in res}
+
+
+def test_a_site_with_page_sources_or_doctrees_is_refused(tmp_path):
+    from tests import site_check
+    for rel in ("index.html", "_static/a.css", "searchindex.js", "objects.inv"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    assert site_check.site_extras(str(tmp_path)) == []
+    for rel in ("_sources/labs/x.rst.txt", ".doctrees/labs/x.doctree", "notes.txt"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x")
+    assert site_check.site_extras(str(tmp_path)) == [
+        ".doctrees/labs/x.doctree", "_sources/labs/x.rst.txt", "notes.txt"]
