@@ -105,6 +105,8 @@ class Run:
         """The KASAN reports of the serial log (or of one scenario's part),
         parsed; their "BUG: KASAN" lines are noted as read."""
         from kasan import report
+        if scenario is not None:
+            self.read["scenarios"].add(scenario)   # its lab module lines too
         text = self.serial if scenario is None else "\n".join(
             scenarios.segments(self.serial).get(scenario, []))
         self.read["lines"] |= {ln.strip() for ln in text.splitlines() if "BUG: KASAN:" in ln}

@@ -9,7 +9,8 @@ import re
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Terms that are names or common words too: checked only where they are a
 # word of their own (brk, ESR, TBI, MTE, KUnit).
-CHECKED = ("brk", "ESR", "TBI", "MTE", "KUnit", "granule", "shadow memory")
+CHECKED = ("brk", "ESR", "TBI", "MTE", "KUnit", "granule", "shadow memory", "HWASan",
+           "stack depot")
 
 
 def glossary(repo=REPO):

@@ -172,8 +172,8 @@ def transcripts():
                 hdr, body = labdata.split_transcript(open(src, errors="replace").read())
                 body, nmark = without_markers(body)
                 if nmark:
-                    hdr.append("shown: without the %d KT-GDB lines the grader reads the "
-                               "output by" % nmark)
+                    hdr.append("shown: without %d marker lines (KT-GDB ...) that the grader "
+                               "uses to find its parts of the output" % nmark)
                 body, hot, ncut = cut_lines(body, read_marks(d, step, body))
                 if ncut:
                     shown = sum(1 for ln in body if not GAP.match(ln))

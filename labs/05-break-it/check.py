@@ -32,7 +32,7 @@ def check_experiment(run, step):
         s = ktap.parse(run.serial).get("kasan")
         got = set(c.name for c in s.failed()) if s else None
         for case in sorted(got or ()):
-            run.search(r"^\s*not ok \d+ (- )?%s\b" % re.escape(case))
+            run.search(r"^(\[[ \d.]+\] )?\s*not ok \d+ (- )?%s\b" % re.escape(case))
         must, may = set(step["kunit_fail"]), set(step.get("kunit_may_fail", []))
         res.append(("KUnit kasan: %s fail%s" % (", ".join(sorted(must)), (
             " (tolerated: %s)" % ", ".join(sorted(may))) if may else ""),
