@@ -227,3 +227,13 @@ def test_a_module_build_is_skipped_only_while_its_inputs_are_the_same(tmp_path):
     assert not up_to_date(str(stamp), module_inputs(str(bdir), str(mdir), ""), str(mdir))
     os.unlink(mdir / "kasan_lab.ko")
     assert not up_to_date(str(stamp), inputs, str(mdir))
+
+
+def test_kernels_are_built_base_first():
+    """make check builds the kernels before its jobs, a variant before the
+    ones that add a patch to it (ccache then serves their common files)."""
+    order = check.kernel_order(["exp-no-brk-hook", "swtags-brk", "exp-hwtags-tag-dump",
+                                "hwtags", "exp-no-tbi", "swtags"])
+    assert order.index("swtags") < order.index("exp-no-tbi")
+    assert order.index("swtags-brk") < order.index("exp-no-brk-hook")
+    assert order.index("hwtags") < order.index("exp-hwtags-tag-dump")
