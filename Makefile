@@ -147,7 +147,7 @@ site:
 bench:
 	@$(PY) -m bench.kasan_modes
 
-# BENCH_SETUP=--debug-info, --rebuild or --first-lab: the long sections
+# BENCH_SETUP=--debug-info, --rebuild, --first-lab or --cold-ci: the long sections
 # (bench/setup_costs.py); by default the builds this cache recorded.
 bench-setup:
 	@$(PY) -m bench.pipeline_times
