@@ -96,10 +96,13 @@ def get(k: str) -> Optional[Tuple[bytes, Dict[str, Any]]]:
 
 
 def put(k: str, raw: bytes, meta: Dict[str, Any]) -> None:
+    """Keep a run; each file is replaced whole, through a temporary file of
+    this process's own (two jobs of make check may keep the same run)."""
     os.makedirs(os.path.dirname(path(k, "")), exist_ok=True)
-    with open(path(k, ".serial.tmp"), "wb") as f:
+    tmp = ".%d.tmp" % os.getpid()
+    with open(path(k, ".serial" + tmp), "wb") as f:
         f.write(raw)
-    os.replace(path(k, ".serial.tmp"), path(k, ".serial"))
-    with open(path(k, ".json.tmp"), "w") as f:
+    os.replace(path(k, ".serial" + tmp), path(k, ".serial"))
+    with open(path(k, ".json" + tmp), "w") as f:
         json.dump(meta, f)
-    os.replace(path(k, ".json.tmp"), path(k, ".json"))
+    os.replace(path(k, ".json" + tmp), path(k, ".json"))
