@@ -95,6 +95,10 @@ class Run:
             self.read["lines"].add(self.line_at(output, m.start()))
         return m
 
+    def note(self, lines):
+        """Note these lines of its output as read."""
+        self.read["lines"] |= {ln.strip() for ln in lines}
+
     def note_line(self, output, text):
         """Note the line of self.OUTPUT that contains `text` (the first one)."""
         i = getattr(self, output).find(text)

@@ -58,6 +58,9 @@ def verdicts(host):
 
 def check_table(run):
     r, v = rows(run.host), verdicts(run.host)
+    # what the page highlights: the verdicts, the planted row, exercise 8.1's rows
+    run.note(ln for ln in run.host.splitlines() if VERDICT.match(ln) or ROW.match(ln) and (
+        "lab_ptr_compare" in ln or "exercise-8.1" in ln))
     names = [f["name"] for f in load("functions.toml")["function"]]
     return [
         ("every site symbolized to file:line", bool(r) and all(x[3] != "?" for x in r),
