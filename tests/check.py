@@ -178,8 +178,9 @@ def parallel_jobs():
 def run_job(name, fn):
     """One check in this process; its COMMANDS for the jobs after it."""
     checklib.load_commands(JOBS_DIR)
+    loaded = dict(checklib.COMMANDS)
     fn()
-    checklib.save_commands(os.path.join(JOBS_DIR, name + ".commands.json"))
+    checklib.save_commands(os.path.join(JOBS_DIR, name + ".commands.json"), loaded)
     return 0 if all(checklib.results) else 1
 
 

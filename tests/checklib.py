@@ -33,10 +33,12 @@ COMMANDS = {}
 TEST_PARTS = ("make test: pytest", "make test: lint")
 
 
-def save_commands(path):
-    if COMMANDS:
+def save_commands(path, loaded=None):
+    """The commands this job ran (not those it loaded), for the jobs after it."""
+    mine = {k: v for k, v in COMMANDS.items() if (loaded or {}).get(k) != v}
+    if mine:
         with open(path, "w") as f:
-            json.dump(COMMANDS, f)
+            json.dump(mine, f)
 
 
 def load_commands(folder):
