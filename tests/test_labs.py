@@ -239,4 +239,5 @@ def test_the_start_page_and_the_teacher_plan_count_the_labs():
     n = words[len(lab.load_all())]
     text = open(os.path.join(vm.REPO, "Documentation", "start.rst")).read()
     assert "In the %s labs listed below" % n in text
-    assert "%s sessions of" % n.capitalize() in text
+    if not os.path.exists(os.path.join(vm.REPO, "labs", "HANDOUT")):  # the teacher's plan
+        assert "%s sessions of" % n.capitalize() in text
