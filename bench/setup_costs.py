@@ -198,6 +198,14 @@ def cold_ci():
         builds = sum(float(x) for x in re.findall(r"kt: built \S+ in (\d+) s", text))
         summary = ([ln for ln in text.splitlines() if re.match(r"\d+ passed, \d+ failed", ln)]
                    or ["no summary line: %s" % text.strip().splitlines()[-1:]])[-1]
+        for ln in text.splitlines():
+            if ln.startswith("FAIL"):
+                print(ln)
+        if p.returncode:
+            # what failed stays to be read: the log, outside the folder removed below
+            kept = os.path.join(tempfile.gettempdir(), "kt-cold-ci.log")
+            shutil.copy(log, kept)
+            print("the whole log: %s" % kept)
     finally:
         shutil.rmtree(top, ignore_errors=True)
     print("cold CI (.ci/run on a fresh clone, empty cache and ccache): %.1f min (goal 45), "
