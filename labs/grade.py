@@ -280,7 +280,8 @@ def transcript_header(step, command, variant, release, date, seed):
            "# kernel: Linux %s, %s %s; captured %s by `make transcripts`" % (
                release, "host step; kernels:" if "host" in step else "variant", variant,
                date),
-           "# seed: %d (QEMU -icount, -seed; vm/qemu.py)" % seed]
+           "# seed: %d (the same command and seed print the same bytes: QEMU -icount, "
+           "-seed; vm/qemu.py)" % seed]
     if step.get("filter"):
         hdr.append("# shown: the lines matching /%s/" % step["filter"])
     if step.get("limit"):
