@@ -99,12 +99,6 @@ class Run:
         """Note these lines of its output as read."""
         self.read["lines"] |= {ln.strip() for ln in lines}
 
-    def note_line(self, output, text):
-        """Note the line of self.OUTPUT that contains `text` (the first one)."""
-        i = getattr(self, output).find(text)
-        if i >= 0:
-            self.read["lines"].add(self.line_at(output, i))
-
     def reports(self, scenario=None):
         """The KASAN reports of the serial log (or of one scenario's part),
         parsed; their "BUG: KASAN" lines are noted as read."""
@@ -123,7 +117,7 @@ class Run:
     def read_lines(self):
         """The lines of its output its check read: those of each gdb section
         it looked at, the lab module's lines of each scenario it asked for,
-        and the lines it searched (search, note_line)."""
+        and the lines it searched or noted (search, reports, note)."""
         secs = labdata.gdb_sections(self.gdb)
         out = {ln.strip() for s in self.read["sections"] for ln in secs.get(s, [])}
         out |= self.read["lines"]

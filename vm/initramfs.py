@@ -9,7 +9,7 @@ import subprocess
 from typing import List
 
 from vm import cache
-from vm.base import REPO, VM, KtError, Lock, run
+from vm.base import REPO, VM, KtError, Lock, run, sha256_file
 from vm.kbuild import arch, extra_kcflags, kernel_info, kt_dir, module_dir
 from vm.variant import lab_module_of
 
@@ -83,12 +83,11 @@ def module_inputs(bdir: str, mdir: str, extra: str) -> str:
     """What a module build depends on, as text: each source file's digest
     (the synced labs/module), the extra flags and the kernel's .config
     and Module.symvers (size and mtime: a rebuilt kernel)."""
-    import hashlib
     lines = ["kcflags " + extra]
     for name in sorted(os.listdir(mdir)):
         path = os.path.join(mdir, name)
         if os.path.isfile(path) and not name.startswith(".") and not BUILT.search(name):
-            lines.append("%s %s" % (name, hashlib.sha256(open(path, "rb").read()).hexdigest()))
+            lines.append("%s %s" % (name, sha256_file(path)))
     for name in (".config", "Module.symvers"):
         st = os.stat(os.path.join(bdir, name))
         lines.append("%s %d %d" % (name, st.st_size, st.st_mtime_ns))

@@ -93,10 +93,10 @@ def grep_tree_kept(tree: str, wanted: Iterable[str], keep: str) -> Dict[str, Whe
     digest of the wanted lines: a search of the whole tree takes 20-30 s,
     and its answer changes only with the lines or the tree.  `keep` must
     be the tree's own folder (the cache names it by the tarball's digest)."""
-    import hashlib
     import json
+    from vm.base import sha256_text
     wanted = sorted(set(wanted))
-    key = hashlib.sha256(("\n".join([GREP_VERSION] + wanted)).encode()).hexdigest()[:16]
+    key = sha256_text(GREP_VERSION, *wanted)[:16]
     path = os.path.join(keep, "kt-lineage-%s.json" % key)
     try:
         with open(path) as f:
