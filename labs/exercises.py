@@ -1,4 +1,7 @@
-"""What the exercises' checks share: loading the student's files, reading
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
+"""What the exercises' checks share: calling the student's Python in a
+sandbox and reading their answer files as data, reading
 "key: value" answers from a gdb transcript, comparing a student function
 with the project's own on many inputs, and the reports of one scenario.
 
@@ -6,29 +9,73 @@ An exercise check never compares with a stored answer: its truth is the
 project's own helpers (gdb-scripts/kasan) and the run being graded.
 """
 
-import importlib.util
+import json
 import os
 import re
 import tomllib
 
 from kasan import report as kreport
 from labs import scenarios
+from vm import sandbox
+
+# The program that calls a student's Python inside the sandbox
+DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "student_driver.py")
+# A student file larger than this is not read
+MAX_FILE = 1 << 20
 
 
-def load_student(check_file, name):
-    """labs/NN-lab/student/NAME as a fresh module (check_file: the check.py)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(check_file)), "student", name)
-    spec = importlib.util.spec_from_file_location("student_" + name.replace(".", "_"), path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+class StudentCode:
+    """A student's Python file (labs/NN-lab/student/NAME), never imported
+    here: each batch of calls runs in a sandbox (vm/sandbox.py), with the
+    standard library and that file only, and comes back as data."""
+
+    TIMEOUT = 60
+
+    def __init__(self, check_file, name):
+        self.name = name
+        self.path = os.path.join(os.path.dirname(os.path.abspath(check_file)), "student", name)
+
+    def call(self, fname, cases):
+        """[("value", v) or ("error", why)] of fname(*case) for each case,
+        or one error for all when the file did not load or run."""
+        try:
+            with open(self.path) as f:
+                text = f.read(MAX_FILE + 1)
+        except OSError as e:
+            return [("error", "student/%s: %s" % (self.name, e.strerror))] * len(cases)
+        if len(text) > MAX_FILE:
+            return [("error", "student/%s is over %d bytes" % (self.name, MAX_FILE))] * len(cases)
+        with open(DRIVER) as f:
+            driver = f.read()
+        req = {"file": sandbox.SCRATCH + "/student/" + self.name,
+               "calls": [[fname, list(c)] for c in cases]}
+        r = sandbox.run(["/usr/bin/python3", "-I", "-S", sandbox.SCRATCH + "/driver.py"],
+                        files={"driver.py": driver, "student/" + self.name: text},
+                        stdin=json.dumps(req).encode(), timeout=self.TIMEOUT)
+        try:
+            ans = json.loads(r.out)
+            results = [(str(k), v) for k, v in ans["results"]]
+            load = ans["load"]
+        except (ValueError, TypeError, KeyError):
+            tail = r.err.decode(errors="replace").strip().splitlines()[-1:]
+            return [("error", "your code did not answer (%s%s)" % (
+                r.status, ": " + tail[0][:200] if tail else ""))] * len(cases)
+        if load:
+            return [("error", "student/%s did not load: %s" % (self.name, load))] * len(cases)
+        if len(results) != len(cases):
+            return [("error", "your code gave %d answers to %d calls" % (
+                len(results), len(cases)))] * len(cases)
+        return results
 
 
 def load_answers(check_file, name):
-    """labs/NN-lab/student/NAME.toml as a dict."""
+    """labs/NN-lab/student/NAME.toml as a dict (data: parsed, never run)."""
     path = os.path.join(os.path.dirname(os.path.abspath(check_file)), "student", name)
     with open(path, "rb") as f:
-        return tomllib.load(f)
+        data = f.read(MAX_FILE + 1)
+    if len(data) > MAX_FILE:
+        raise ValueError("student/%s is over %d bytes" % (name, MAX_FILE))
+    return tomllib.loads(data.decode())
 
 
 def kv_lines(lines):
@@ -45,20 +92,26 @@ def hex_or_none(text):
         return None
 
 
-def compare(name, fn, expect, cases):
-    """One check: fn(*case) == expect(*case) for every case; the first
-    difference (or exception) is the reason."""
-    for case in cases:
-        try:
-            got = fn(*case)
-        except Exception as e:  # noqa: BLE001 -- the student's code may raise anything
-            return (name, False, "%s(%s) raised %s: %s" % (
-                getattr(fn, "__name__", "?"), ", ".join("0x%x" % c for c in case),
-                type(e).__name__, e))
-        want = expect(*case)
-        if got != want:
-            return (name, False, "%s(%s) = %r, expected %r" % (
-                getattr(fn, "__name__", "?"), ", ".join("0x%x" % c for c in case), got, want))
+def hexs(v):
+    """A value as the kernel prints it: hex for numbers (and in lists)."""
+    if isinstance(v, list):
+        return "[%s]" % ", ".join(hexs(x) for x in v[:12]) + (", ..." if len(v) > 12 else "")
+    return "0x%x" % v if isinstance(v, int) and not isinstance(v, bool) else repr(v)
+
+
+def compare(name, student, fname, expect, cases):
+    """One check: the student's fname(*case) equals the expected value for
+    every case (the calls run in the sandbox): expect is a function of the
+    case, or the list of expected values.  The first difference (or error)
+    is the reason, in hex."""
+    wants = list(expect) if isinstance(expect, (list, tuple)) else [expect(*c) for c in cases]
+    got = student.call(fname, cases)
+    for case, want, (kind, v) in zip(cases, wants, got):
+        call = "%s(%s)" % (fname, ", ".join(hexs(c) for c in case))
+        if kind != "value":
+            return (name, False, "%s: %s" % (call, v))
+        if v != want or isinstance(v, bool) != isinstance(want, bool):
+            return (name, False, "%s = %s, expected %s" % (call, hexs(v), hexs(want)))
     return (name, True, "")
 
 

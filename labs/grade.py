@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """`make grade [N=..]` and `make transcripts`: run the labs' steps, check them.
 
 Each lab folder labs/NN-name/ has
@@ -27,6 +29,7 @@ import sys
 import time
 
 import vm
+from vm import student_gdb
 from labs import lab as labdata
 from labs import scenarios
 
@@ -196,7 +199,15 @@ def run_step(lab, step, runs, variant=None, transcript=True):
         with open(gfile, "w") as f:
             f.write(expand(open(src).read(), bdirs, runs, lab))
         initrd, rr = replay_of(step, variant, cmdline)
-        b, g = vm.boot_gdb(bdir, gfile, cmdline, timeout, serial, initrd=initrd, rr=rr)
+        with open(gfile) as f:
+            text = f.read()
+        if student_gdb.split(text) is not None:
+            # it sources a student's file: two sessions, the student's in a
+            # sandbox, then the grader's on the same halted VM (vm/student_gdb.py)
+            b, g = student_gdb.boot_gdb_student(bdir, text, cmdline, timeout, serial,
+                                                initrd=initrd, rr=rr)
+        else:
+            b, g = vm.boot_gdb(bdir, gfile, cmdline, timeout, serial, initrd=initrd, rr=rr)
         run.serial, run.gdb, run.status = b.text, g, b.status
         run.paths = [serial, os.path.splitext(serial)[0] + ".gdb.txt"]
         shown = ["$ make lab N=%s STEP=%s SEED=%d   then (gdb) source labs/%s/%s" % (

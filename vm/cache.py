@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The cache outside the repository: preflight, the linux-source tarball,
 the pristine extracted tree and the hard-link copy each build compiles.
 
@@ -23,7 +25,7 @@ TOOLS = {
     "qemu-img": "qemu-utils",
     "bc": "bc", "bison": "bison", "flex": "flex", "cpio": "cpio",
     "rsync": "rsync", "xz": "xz-utils", "make": "make", "perl": "perl",
-    "setpriv": "util-linux",
+    "setpriv": "util-linux", "bwrap": "bubblewrap",
 }
 
 

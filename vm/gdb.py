@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """gdb-multiarch on a halted VM: the one way a session is set up.
 
 `halted_vm()` starts QEMU stopped at its first instruction with a gdb stub
@@ -28,8 +30,9 @@ LOADER = os.path.join(REPO, "gdb-scripts", "kasan.py")
 
 
 def gdb_cmd(bdir: str, port: int, batch_files: Sequence[str] = (),
-            extra: Sequence[str] = ()) -> List[str]:
-    """gdb-multiarch on vmlinux, attached to the stub, lx-* and kasan-* loaded."""
+            extra: Sequence[str] = (), remote: Optional[str] = None) -> List[str]:
+    """gdb-multiarch on vmlinux, attached to the stub (on `port`, or the Unix
+    socket `remote`), lx-* and kasan-* loaded."""
     # `directory`: the sources are ../linux-source-6.1 from DW_AT_comp_dir
     # ".", the build dir (vm.kbuild: path_args)
     cmd = ["gdb-multiarch", "-q", "-iex", "add-auto-load-safe-path " + bdir,
@@ -37,7 +40,7 @@ def gdb_cmd(bdir: str, port: int, batch_files: Sequence[str] = (),
            "-iex", "set pagination off", "-iex", "set confirm off"]
     if batch_files:
         cmd[1:1] = ["-nx", "-batch"]
-    cmd += [vmlinux(bdir), "-ex", "target remote 127.0.0.1:%d" % port]
+    cmd += [vmlinux(bdir), "-ex", "target remote " + (remote or "127.0.0.1:%d" % port)]
     if os.path.exists(LOADER):
         cmd += ["-ex", "source " + LOADER]
     cmd += list(extra)

@@ -1,9 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 1 grader: what the student must see about tag assignment."""
+import importlib.util
+import os
 import random
 import re
 
+import vm
+
 from kasan import tags
-from labs.exercises import compare, hex_or_none, kv_lines, load_student
+from labs import exercises
+from labs.exercises import StudentCode, compare, hex_or_none, kv_lines
 from labs import scenarios
 from kasan.modes import SW_TAGS
 
@@ -83,43 +90,87 @@ def check_pages(run):
 # -- Exercises ---------------------------------------------------------------
 
 def tagmath():
-    """The student's labs/01-tag-assignment/student/tagmath.py, freshly loaded."""
-    return load_student(__file__, "tagmath.py")
+    """The student's student/tagmath.py: called in a sandbox, never imported."""
+    return StudentCode(__file__, "tagmath.py")
 
 
-def sample_pointers(n=200, seed=1):
-    """Kernel pointers with every tag, plus edge cases; fixed seed."""
-    rnd = random.Random(seed)
-    ptrs = [0xFFFF_FF80_0000_0000, 0x00FF_FF80_0000_0010, 0xFEFF_FFFF_FFFF_FFF0,
-            0xB4FF_FF80_0123_4560]
-    return ptrs + [(rnd.randrange(256) << 56) | (0xFF_FF80 << 32) | rnd.randrange(1 << 32)
-                   for _ in range(n)]
+def reference():
+    """The grader's answer to 1.1 (reference.py, grader_only): None in a
+    student's copy, where the random cases are left to the teacher."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "reference.py")
+    if not os.path.exists(path):
+        return None
+    spec = importlib.util.spec_from_file_location("lab01_reference", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
-def ex_tag_helpers(run, _runs):
-    m = tagmath()
-    ptrs = sample_pointers()
-    res = [compare("tag_of on %d pointers" % len(ptrs), m.tag_of, tags.tag_of,
-                   [(p,) for p in ptrs]),
-           compare("with_tag on every tag", m.with_tag, tags.set_tag,
-                   [(p, t) for p in ptrs[:8] for t in range(256)]),
-           compare("untag on %d pointers" % len(ptrs), m.untag, tags.untag,
-                   [(p,) for p in ptrs])]
-    kern = kv_lines(run.sections().get("kernel", []))
-    stud = kv_lines(run.sections().get("student", []))
-    ptr = hex_or_none(kern.get("pointer"))
-    if ptr is None:
+def access_cases(seed, n=300):
+    """(ptr, size, start, tags) for exercise 1.1, drawn from the grading
+    seed: pointers of every kind of tag (0xff among them), accesses that
+    start and end inside, across and outside granules of that tag."""
+    rnd = random.Random("1.1 %d" % seed)
+    out = []
+    for i in range(n):
+        tag = 0xFF if i % 10 == 0 else rnd.choice([rnd.randrange(256), 0xFE, 0x00])
+        start = 0xFFFF_FF80_0000_0000 | rnd.randrange(1 << 30) << 4
+        ngr = rnd.randrange(1, 9)
+        tags_ = [tag if rnd.random() < 0.8 else rnd.randrange(256) for _ in range(ngr)]
+        off = rnd.randrange(16 * ngr)
+        size = rnd.choice([0, 1, 2, 4, 8, 16, rnd.randrange(1, 16 * ngr - off + 1)])
+        size = min(size, 16 * ngr - off)
+        out.append(((tag << 56) | ((start + off) & ((1 << 56) - 1)), size, start, tags_))
+    return out
+
+
+def live_object(run):
+    """(pointer, shadow address, tags of its 9 granules) that kasan-tag and
+    kasan-shadow showed at the kmalloc(128) return, or None."""
+    sec = run.sections()
+    kern = kv_lines(sec.get("kernel", []))
+    ptr, shadow = hex_or_none(kern.get("pointer")), hex_or_none(kern.get("shadow"))
+    granules = shadow_row_bytes(sec.get("kernel", []), ptr or 0, 9)
+    if ptr is None or shadow is None or None in granules:
+        return None
+    return ptr, shadow, [int(b, 16) for b in granules]
+
+
+def ex_access_check(run, _runs):
+    m, ref = tagmath(), reference()
+    if ref is None:
+        res = [("access_ok on the grader's random cases", None,
+                "graded by your teacher's `make grade-class` (its reference is not in "
+                "your copy)")]
+    else:
+        cases = access_cases(vm.run_seed())
+        res = [compare("access_ok on %d cases (seed %d)" % (len(cases), vm.run_seed()),
+                       m, "access_ok", ref.access_ok, cases)]  # expect(*case)
+    live = live_object(run)
+    if live is None:
         return res + [("the live run reached the kmalloc return", False,
-                       "no pointer in the kernel section")]
-    live = [("tag_of", "pointer tag"), ("untag", "untag")]
-    for mine, theirs in live:
-        got, want = hex_or_none(stud.get(mine)), hex_or_none(kern.get(theirs))
-        res.append(("live: %s(0x%016x) = the kernel's %s" % (mine, ptr, theirs),
-                    got is not None and got == want,
-                    "you said %s, the kernel %s" % (stud.get(mine), kern.get(theirs))))
-    got = hex_or_none(stud.get("with_tag 0x42"))
-    res.append(("live: with_tag(ptr, 0x42)", got == tags.set_tag(ptr, 0x42),
-                "you said %s" % stud.get("with_tag 0x42")))
+                       "no pointer, shadow address or shadow bytes in the kernel section")]
+    ptr, _, granules = live
+    start = tags.untag(ptr)
+    reps = exercises.reports_of(run.serial, "oob-right")
+    bad = [r for r in reps if r.get("addr") == "%016x" % (ptr + 128)]
+    # The facts of this run: the scenario read its 128 bytes unreported and
+    # its write of 1 byte at +128 was reported; a 0xff pointer always passes.
+    facts = [((ptr, 128, start, granules), True, "the kernel let lab_oob_right use its "
+              "128 bytes"),
+             ((ptr + 128, 1, start, granules), False if bad else None,
+              "the kernel reported the write at +128 (%s)" % (
+                  "its report" if bad else "no report of it in this run")),
+             ((tags.untag(ptr) + 128, 1, start, granules), True,
+              "a 0xff pointer is never checked (kasan_check_range)")]
+    for case, want, why in facts:
+        if want is None:
+            res.append(("live: %s" % why, False, "the run has no report at 0x%x" % (ptr + 128)))
+            continue
+        kind, got = m.call("access_ok", [case])[0]
+        res.append(("live: access_ok(0x%x, %d, ...) is %s: %s" % (case[0], case[1], want, why),
+                    kind == "value" and got is want,
+                    "you: %s" % (exercises.hexs(got) if kind == "value" else got)))
     return res
 
 
@@ -135,24 +186,27 @@ def shadow_row_bytes(lines, start, count):
     return [out.get(tags.untag(start) + 16 * i) for i in range(count)]
 
 
-def ex_shadow_helper(run, _runs):
+def ex_shadow_inverse(run, _runs):
     m = tagmath()
-    p = tags.Params(SW, 0xEFFFFFC000000000)
-    ptrs = sample_pointers()
-    res = [compare("mem_to_shadow on %d pointers (offset 0x%x)" % (len(ptrs), p.offset),
-                   m.mem_to_shadow, lambda a, o: tags.mem_to_shadow(a, tags.Params(SW, o)),
-                   [(a, p.offset) for a in ptrs] + [(a, 0x1000) for a in ptrs[:20]])]
-    sec = run.sections()
-    kern, stud = kv_lines(sec.get("kernel", [])), kv_lines(sec.get("student", []))
-    ptr = hex_or_none(kern.get("pointer"))
-    if ptr is None:
+    rnd = random.Random("1.2 %d" % vm.run_seed())
+    offsets = [0xEFFFFFC000000000, 0xDFFFFFC000000000, 0x1000]
+    addrs = [0xFFFF_FF80_0000_0000, 0xFFFF_FFFF_FFFF_FFF0] + [
+        0xFFFF_FF80_0000_0000 | rnd.randrange(1 << 35) << 4 for _ in range(100)]
+    pairs = [(o, a) for o in offsets for a in addrs]
+    # judged through the forward map (tags.py), which is not the answer
+    res = [compare("shadow_to_mem on %d shadow addresses (seed %d)" % (
+        len(pairs), vm.run_seed()), m, "shadow_to_mem", [a for _, a in pairs],
+        [(tags.mem_to_shadow(a, tags.Params(SW, o)), o) for o, a in pairs])]
+    live = live_object(run)
+    if live is None:
         return res + [("the live run reached the kmalloc return", False,
-                       "no pointer in the kernel section")]
-    want = shadow_row_bytes(sec.get("kernel", []), ptr, 9)
-    got = [stud.get("shadow byte granule %d" % i) for i in range(9)]
-    res.append(("live: the bytes at your shadow addresses are the kernel's shadow of "
-                "the object and the granule after it", got == want and None not in want,
-                "at your addresses: %s; kasan-shadow: %s" % (got, want)))
+                       "no pointer, shadow address or shadow bytes in the kernel section")]
+    ptr, shadow, _ = live
+    offset = (shadow - (tags.untag(ptr) >> 4)) & ((1 << 64) - 1)   # the kernel's own
+    res.append(compare("live: shadow_to_mem of the shadow of the object's 8 granules and the "
+                       "one after (kasan-tag: shadow 0x%x) is each granule" % shadow,
+                       m, "shadow_to_mem", [tags.untag(ptr) + 16 * i for i in range(9)],
+                       [(shadow + i, offset) for i in range(9)]))
     return res
 
 
@@ -169,7 +223,12 @@ def ex_tagstop(run, _runs):
     ev = [kv for e, kv in run.lab_lines("uaf") if e == "ptr"]
     obj = int(ev[0]["ptr"], 16) if ev else None
     want_shadow = shadow_row_bytes(sec.get("kernel", []), ptr, 9)
-    return [("$obj is lab_uaf's object (its ptr line on the serial)", obj == ptr,
+    stop = " ".join(sec.get("stop", []))
+    x0 = hex_or_none(kv_lines(sec.get("stop", [])).get("x0"))
+    return [("the VM is stopped in lab_uaf, with the object kmalloc() returned in x0 "
+             "(the grader's x/i $pc and $x0 there)", "<lab_uaf+" in stop and x0 == ptr,
+             "x/i $pc: %s" % stop[:120]),
+            ("$obj is lab_uaf's object (its ptr line on the serial)", obj == ptr,
              "$obj 0x%016x, scenario %s" % (ptr, ev[0]["ptr"] if ev else "(no ptr line)")),
             ("pointer tag: as kasan-tag", stud.get("pointer tag") == kern.get("pointer tag"),
              "you: %s, kasan-tag: %s" % (stud.get("pointer tag"), kern.get("pointer tag"))),

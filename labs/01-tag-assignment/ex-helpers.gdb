@@ -1,5 +1,6 @@
 # Exercises 1.1 and 1.2, graded live: stop at the kmalloc(128) return of
-# the oob-right scenario; the kernel's view, then your tagmath.py's.
+# the oob-right scenario and show the kernel's view of the object; the
+# grader then calls your tagmath.py (in a sandbox) with these values.
 break do_init_module
 continue
 kasan-modsyms
@@ -13,8 +14,7 @@ finish
 set $obj = $
 echo KT-GDB kernel\n
 kasan-tag $obj
-printf "untag: 0x%lx\n", $kasan_untag($obj)
 kasan-shadow $obj 128
-echo KT-GDB student\n
-source {repo}/labs/01-tag-assignment/ex_helpers_gdb.py
 echo KT-GDB done\n
+delete
+continue

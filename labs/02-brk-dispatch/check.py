@@ -1,9 +1,11 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 2 grader: the brk dispatch chain and the outlined path."""
 import re
 
 import vm
 from kasan import tags
-from labs.exercises import compare, hex_or_none, kv_lines, load_student
+from labs.exercises import StudentCode, compare, hex_or_none, kv_lines
 from labs.lab import backtrace
 from kasan.modes import SW_TAGS
 
@@ -85,39 +87,47 @@ def tree_constants(run):
     return tags.esr_constants_of_tree(vm.source_tree(run.bdir))
 
 
-def expected_decode(c):
-    def expect(esr):
-        if esr >> 32:
-            return None  # not an ESR_EL1 value: kasan.tags refuses it
+def esr_table(c):
+    """{(write, size, recover): ESR} of every KASAN immediate, found by
+    decoding each of them with the project's decoder and this tree's
+    constants (the grader inverts the decoder; it holds no encoder).  Bits
+    7..6 of the immediate mean nothing to kasan_handler; the compiler
+    leaves them 0, so the smallest immediate of each access is its ESR."""
+    out = {}
+    for imm in range(0x900, 0xA00):
+        esr = (0x3C << 26) | (1 << 25) | imm
         d = tags.decode_esr(esr, c)
-        if not d["is_kasan"]:
-            return None
-        return {"write": d["write"], "size": d["size"], "recover": d["recover"]}
-    return expect
+        if d["is_kasan"]:
+            out.setdefault((d["write"], d["size"], d["recover"]), esr)
+    return out
+
+
+def esr_cases(table):
+    """Every access the table holds, and sizes no immediate can describe."""
+    cases = sorted(table)
+    cases += [(w, s, r) for s in (0, 3, 24, 1 << 16) for w in (False, True)
+              for r in (False, True)]
+    return cases, [table.get(k) for k in cases]
 
 
 def ex_esr(run, _runs):
-    m = load_student(__file__, "esr.py")
-    c = tree_constants(run)
-    brk = 0xF2000000  # EC 0x3c (BRK64), IL 1
-    kasan = [(brk | imm,) for imm in range(0x900, 0xA00)]
-    other = [(brk | 0x800,), (brk | 0x8FF,), (brk | 0xA00,), (brk | 0x100,),
-             (0x96000045,), (0x3C000900,), (0xF0000900,), (0x1_F2000900,)]
-    res = [compare("every KASAN immediate 0x900..0x9ff", m.decode, expected_decode(c), kasan),
-           compare("not a KASAN brk: None", m.decode, expected_decode(c), other)]
+    m = StudentCode(__file__, "esr.py")
+    table = esr_table(tree_constants(run))
+    cases, wants = esr_cases(table)
+    res = [compare("kasan_esr of %d accesses: the ESR whose immediate this tree's "
+                   "kasan_handler decodes to them, or None" % len(cases),
+                   m, "kasan_esr", wants, cases)]
     # Live: the ESR of this run's tag mismatch, and the report it led to.
     esr = re.search(r"^ESR 0x([0-9a-f]{8})", "\n".join(run.sections().get("esr", [])), re.M)
     r = _report(run)
     if not esr or not r:
         return res + [("the brk run shows an ESR and a report", False,
                        "esr %s, %s" % (esr and esr.group(1), "report" if r else "no report"))]
-    try:
-        got = m.decode(int(esr.group(1), 16))
-    except Exception as e:  # noqa: BLE001 -- the student's code may raise anything
-        got = "%s: %s" % (type(e).__name__, e)
-    want = {"write": r["access"] == "write", "size": r["size"], "recover": True}
-    res.append(("live: decode(0x%s) says what the report says (%s of %s byte(s))" % (
-        esr.group(1), r["access"], r["size"]), got == want, "you: %r" % (got,)))
+    case = (r["access"] == "write", r["size"], True)
+    res.append(compare("live: kasan_esr(%s, %d, True) for the report's %s of %d byte(s) is "
+                       "the ESR kasan_handler got (0x%s)" % (
+                           case[0], case[1], r["access"], r["size"], esr.group(1)),
+                       m, "kasan_esr", [int(esr.group(1), 16)], [case]))
     return res
 
 
@@ -131,7 +141,10 @@ def ex_handler(run, _runs):
                  "the project's kasan-esr esr said: %s" % (kern[:200] or
                                                            "(nothing: gdb stopped in your file)"))]
     pc = re.search(r"^\s*0x([0-9a-f]+) <[^>]+>:\s+brk\s", kern, re.M)
-    return [("addr: the report's address", (stud.get("addr") or "").lower() == "0x" + r["addr"],
+    frame = " ".join(s.get("stop", []))
+    return [("the VM is stopped in kasan_handler (the grader's frame 0 there)",
+             bool(re.search(r"#0\s+(0x[0-9a-f]+ in )?kasan_handler ", frame)), frame[:120]),
+            ("addr: the report's address", (stud.get("addr") or "").lower() == "0x" + r["addr"],
              "you: %s, report: 0x%s" % (stud.get("addr"), r["addr"])),
             ("access: the report's (%s)" % r["access"], stud.get("access") == r["access"],
              "you: %s" % stud.get("access")),

@@ -1,4 +1,6 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 # Lab 2, step 1: how each kernel checks tags, counted in the lab module,
 # and what inlining every check costs in size.  Run it as
 # `make lab N=2 STEP=count`, which passes the two kernels' directories.

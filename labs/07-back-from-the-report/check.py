@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 7 grader: kasan-history on replays of uaf, uaf-realloc and oob-right,
 and the two exercises (reverse execution to the free; the tag's write)."""
 import os
@@ -125,37 +127,43 @@ def code_lines(path):
 
 def ex_freed(run, _runs):
     sec = run.sections()
-    student = sec.get("student", [])
-    frames = backtrace(student)
+    frames = backtrace(sec.get("student", []))
+    state = backtrace(sec.get("state", []))     # the grader's bt where your file left the replay
     mine = next((where for fn, where in frames if fn == "lab_uaf"), None)
+    there = next((where for fn, where in state if fn == "lab_uaf"), None)
     line = kfree_line()
     src = code_lines(os.path.join(HERE, "student", "freed.gdb"))
     used = re.search(r"^\s*(reverse-\w+|rc|rs|rn|rsi|rni)\b", src, re.M)
     return [
         ("your file runs the replay backwards (reverse-continue, reverse-step, ...)",
          bool(used), "no reverse command in student/freed.gdb"),
-        ("your backtrace is in kfree, called from lab_uaf",
-         bool(frames) and frames[0][0] == "kfree" and mine is not None,
-         "frames %s" % [fn for fn, _ in frames[:6]]),
+        ("the replay is stopped in kfree, called from lab_uaf (the grader's bt there)",
+         bool(state) and state[0][0] == "kfree" and there is not None,
+         "frames %s" % ([fn for fn, _ in state[:6]] or "(none: the replay was not stopped)")),
         ("its lab_uaf frame is the kfree line of kasan_lab.c (%s)" % line,
-         mine is not None and mine.endswith("kasan_lab.c:%s" % line), "you showed %s" % mine),
+         there is not None and there.endswith("kasan_lab.c:%s" % line), "there: %s" % there),
+        ("your backtrace shows that frame", mine is not None and mine == there,
+         "you showed %s" % mine),
     ]
 
 
 def ex_tagwrite(run, runs):
-    student = run.sections().get("student", [])
-    m = [ICOUNT.search(ln) for ln in student]
-    mine = next((int(x.group(1)) for x in m if x), None)
+    sec = run.sections()
+    student, state = sec.get("student", []), sec.get("state", [])
+    mine = next((int(x.group(1)) for x in map(ICOUNT.search, student) if x), None)
+    there = next((int(x.group(1)) for x in map(ICOUNT.search, state) if x), None)
     ref = runs.get("uaf")
     want = history(ref)[0][:1] if ref is not None else []
     src = code_lines(os.path.join(HERE, "student", "tagwrite.gdb"))
     return [
         ("your file finds it without kasan-history", "kasan-history" not in src,
          "student/tagwrite.gdb uses kasan-history"),
-        ("you stopped at the instruction that wrote the tag (kasan-history's write 1: "
-         "instruction %s)" % (want[0]["icount"] if want else "?"),
-         bool(want) and mine == want[0]["icount"],
-         "your `monitor info replay` said %s" % mine),
+        ("the replay is stopped at the instruction that wrote the tag (kasan-history's "
+         "write 1: instruction %s)" % (want[0]["icount"] if want else "?"),
+         bool(want) and there == want[0]["icount"],
+         "the replay is at instruction %s" % there),
+        ("you printed that count (monitor info replay)", mine is not None and mine == there,
+         "you printed %s" % mine),
         ("and printed the instruction (x/i $pc)",
          any(re.search(r"=> 0x[0-9a-f]+ <", ln) for ln in student), "no x/i line"),
     ]

@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
+"""The wall between the teacher's code and the student's: bubblewrap.
+
+Everything a student wrote that can run -- the Python of an exercise, gdb
+sourcing a student's gdb file, and the QEMU that gdb drives -- runs in a
+sandbox made here, and only data (its output) comes back:
+
+    r = sandbox.run(["/usr/bin/python3", "-I", "-S", "/sandbox/driver.py"],
+                    files={"driver.py": text, "student/x.py": text},
+                    stdin=b"{...}", timeout=30)
+    r.status ("ok", "exit N", "timeout", "output limit"), r.out, r.err
+
+What a sandbox is (bwrap, Debian's bubblewrap):
+  - a read-only view of /usr (the system: Python's standard library, gdb,
+    QEMU) and of the paths it is given (`ro`: a kernel's build directory,
+    the project's gdb commands); nothing else of this machine, no /etc,
+    no home, no checkout;
+  - one private writable scratch directory, /sandbox, and a private /tmp;
+  - no network (its own network namespace, loopback only), its own PID,
+    IPC and UTS namespaces, uid 65534 and no capabilities, a new session
+    (no terminal to type into);
+  - ended with its parent (--die-with-parent, and the process group is
+    killed by PID: vm/proc.py), after `timeout` seconds;
+  - limits: address space (`mem`), the size of a file it writes, no core
+    dumps (prlimit), and `out_limit` bytes of output.
+What it is not: a limit on CPU or on the number of processes (a fork bomb
+is stopped by the timeout, not before), nor a defence against a kernel
+or bubblewrap bug.
+"""
+
+import os
+import selectors
+import shutil
+import subprocess
+import tempfile
+import time
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from vm import proc
+from vm.base import KtError
+
+# Where the scratch directory is seen inside
+SCRATCH = "/sandbox"
+# Defaults: a Python exercise; gdb and QEMU ask for more
+MEM = 1 << 30
+FSIZE = 64 << 20
+OUT_LIMIT = 4 << 20
+
+
+class Result:
+    """What a sandboxed process left: its status, stdout, stderr."""
+
+    def __init__(self, status: str, out: bytes, err: bytes, seconds: float):
+        self.status, self.out, self.err, self.seconds = status, out, err, seconds
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+    def text(self) -> str:
+        return self.out.decode(errors="replace")
+
+
+def available() -> bool:
+    return shutil.which("bwrap") is not None and shutil.which("prlimit") is not None
+
+
+def require() -> None:
+    if not available():
+        raise KtError("the sandbox needs bwrap (package bubblewrap) and prlimit "
+                      "(util-linux): run `make deps`")
+
+
+def argv(scratch: str, ro: Sequence[str] = (), rw: Sequence[str] = (),
+         mem: int = MEM, fsize: int = FSIZE) -> List[str]:
+    """The command that runs a command in a sandbox whose scratch dir is
+    `scratch` (seen as /sandbox), with the paths of `ro` read-only and of
+    `rw` writable, each at its own path."""
+    cmd = ["prlimit", "--as=%d" % mem, "--fsize=%d" % fsize, "--core=0", "--",
+           "bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--unshare-user",
+           "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL",
+           "--ro-bind", "/usr", "/usr"]
+    for link in ("bin", "lib", "lib64", "sbin"):
+        if os.path.islink("/" + link):
+            cmd += ["--symlink", os.readlink("/" + link), "/" + link]
+    cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    for p in ro:
+        cmd += ["--ro-bind", p, p]
+    for p in rw:
+        cmd += ["--bind", p, p]
+    cmd += ["--bind", scratch, SCRATCH, "--chdir", SCRATCH, "--clearenv",
+            "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", SCRATCH,
+            "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8", "--"]
+    return cmd
+
+
+def scratch_dir(files: Optional[Dict[str, str]] = None) -> str:
+    """A new scratch directory holding `files` ({relative path: text})."""
+    d = tempfile.mkdtemp(prefix="kt-sandbox-")
+    for rel, text in (files or {}).items():
+        path = os.path.join(d, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w") as f:
+            f.write(text)
+    return d
+
+
+def spawn(cmd: Sequence[str], scratch: str, ro: Sequence[str] = (), rw: Sequence[str] = (),
+          mem: int = MEM, **kw: object) -> "subprocess.Popen[bytes]":
+    """Start `cmd` in a sandbox on `scratch`: a child of vm/proc.py (its own
+    process group, killed with us)."""
+    require()
+    return proc.spawn(argv(scratch, ro, rw, mem) + list(cmd), **kw)  # type: ignore[arg-type]
+
+
+def run(cmd: Sequence[str], files: Optional[Dict[str, str]] = None, stdin: bytes = b"",
+        ro: Sequence[str] = (), timeout: float = 30, mem: int = MEM,
+        out_limit: int = OUT_LIMIT, scratch: Optional[str] = None) -> Result:
+    """Run `cmd` in a new sandbox holding `files`; its Result.  The scratch
+    directory is removed afterwards unless it was given."""
+    own = scratch is None
+    scratch = scratch or scratch_dir(files)
+    t0 = time.time()
+    try:
+        p = spawn(cmd, scratch, ro, mem=mem, stdin=subprocess.PIPE,
+                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        status, out, err = _collect(p, stdin, timeout, out_limit)
+        return Result(status, out, err, time.time() - t0)
+    finally:
+        if own:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _collect(p: "subprocess.Popen[bytes]", stdin: bytes, timeout: float,
+             out_limit: int) -> Tuple[str, bytes, bytes]:
+    """Feed stdin, read stdout and stderr up to out_limit bytes in all,
+    until the process ends or the time is up; kill its group either way."""
+    assert p.stdout is not None
+    if p.stdin:
+        try:
+            p.stdin.write(stdin)
+            p.stdin.close()
+        except BrokenPipeError:
+            pass
+    streams = [s for s in (p.stdout, p.stderr) if s is not None]
+    bufs = {s.fileno(): bytearray() for s in streams}
+    sel = selectors.DefaultSelector()
+    for fd in bufs:
+        sel.register(fd, selectors.EVENT_READ)
+    deadline, status = time.time() + timeout, None
+    while sel.get_map():
+        left = deadline - time.time()
+        if left <= 0:
+            status = "timeout"
+            break
+        for k, _ in sel.select(min(left, 1.0)):
+            chunk = os.read(k.fd, 65536)
+            if not chunk:
+                sel.unregister(k.fd)
+                continue
+            bufs[k.fd] += chunk
+            if sum(len(b) for b in bufs.values()) > out_limit:
+                status = "output limit"
+                break
+        if status:
+            break
+    sel.close()
+    if status is None:
+        try:    # both pipes closed: the process is ending
+            p.wait(max(0.1, deadline - time.time()))
+        except subprocess.TimeoutExpired:
+            status = "timeout"
+    proc.reap(p, grace=0)
+    rc = p.returncode
+    if status is None:
+        status = "ok" if rc == 0 else "exit %d" % (rc if rc >= 0 else 128 - rc)
+    return status, bytes(bufs[p.stdout.fileno()]), \
+        bytes(bufs[p.stderr.fileno()]) if p.stderr else b""
