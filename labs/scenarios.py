@@ -153,12 +153,13 @@ def check_collision(ev, mode):
 
 
 # hw-tags on QEMU: IRG follows the architecture's deterministic algorithm
-# even with GCR_EL1.RRND=1 (QEMU's target/arm/mte_helper.c, HELPER(irg): "Our
-# IMPDEF choice for GCR_EL1.RRND==1 is to continue to use the deterministic
-# algorithm"): the next tag is the previous one advanced by a 4-bit LFSR
-# offset o through the 14 allowed tags, a step of o mod 14.  A step of 0
-# (o = 0 or 14) repeats the tag: 2/16.  Two draws repeat it when their
-# steps add up to 14: (2*2 + 2*1 + 1*2 + 11)/256 = 19/256.
+# even with GCR_EL1.RRND=1 (QEMU 10.0, the machine virt-mte's QEMU:
+# target/arm/tcg/mte_helper.c, HELPER(irg): "Our IMPDEF choice for
+# GCR_EL1.RRND==1 is to continue to use the deterministic algorithm"): the
+# next tag is the previous one advanced by a 4-bit LFSR offset o through
+# the 14 allowed tags, a step of o mod 14.  A step of 0 (o = 0 or 14)
+# repeats the tag: 2/16.  Two draws repeat it when their steps add up to
+# 14: (2*2 + 2*1 + 1*2 + 11)/256 = 19/256.
 HW_REPEAT = modes.HW_REPEAT
 
 

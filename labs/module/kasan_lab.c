@@ -391,9 +391,9 @@ static void lab_oob_neighbour(const char *scn)
 }
 
 /*
- * kmalloc(123), read byte 125: inside the object's last 16-byte granule,
- * which carries the object's tag (6.1 does not use short granules), so only
- * generic KASAN (8-byte granules, partial shadow values) sees it.
+ * kmalloc(123), read byte 125: in the last 16-byte granule, which 6.1 tags
+ * whole (shadow.c, kasan_unpoison(): round_up(size, KASAN_GRANULE_SIZE)), so
+ * only generic KASAN (8-byte granules, partial shadow values) sees it.
  */
 static void lab_oob_in_granule(const char *scn)
 {

@@ -88,10 +88,10 @@ static void mystery_c(const char *scn)
 	void *s;
 
 	/*
-	 * A usercopy region makes the cache unmergeable (6.1:
-	 * slab_unmergeable() in mm/slab_common.c tests s->usersize).  A
-	 * plain 72-byte cache was merged here, and its report named the
-	 * cache nsproxy.
+	 * A usercopy region keeps the cache from aliasing another: 6.1's
+	 * kmem_cache_create_usercopy() calls __kmem_cache_alias() only "if
+	 * (!usersize)" (mm/slab_common.c).  A plain 72-byte cache was an
+	 * alias here, and its report named the cache nsproxy.
 	 */
 	if (!mystery_cache)
 		mystery_cache = kmem_cache_create_usercopy("mystery_session", 72, 0,
