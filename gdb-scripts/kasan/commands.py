@@ -144,9 +144,14 @@ Prints one row per 16 granules (256 bytes of memory in tag-based mode, 128
 in generic mode), from two rows before ADDR to LEN bytes after it
 (default: one row), marking the row of ADDR with '>' and a caret, exactly
 like "Memory state around the buggy address".  In tag-based mode each byte
-is a memory tag: fe = freed or redzone, ff = untagged memory, which only
-a 0xff (match-all) pointer may access.  Hardware tag-based mode has no
-shadow memory (its tags are in MTE tag storage): there it says so."""
+is a memory tag: fe = KASAN_TAG_INVALID, memory no allocation owns (a freed
+object, a redzone, a free page, invalid vmalloc space, or shadow nothing
+has tagged: 6.1's initial shadow, KASAN_SHADOW_INIT, is 0xfe); ff = memory
+unpoisoned through an untagged pointer, which only a 0xff (match-all)
+pointer may access.  In generic mode each byte describes 8 bytes: 00 = all
+8 accessible, 01-07 = only the first that many, f1-ff/ca/cb = poisoned
+(the value says why).  Hardware tag-based mode has no shadow memory (its
+tags are in MTE tag storage): there it says so."""
 
     name = "kasan-shadow"
 
@@ -173,11 +178,12 @@ shadow memory (its tags are in MTE tag storage): there it says so."""
         data = read_bytes(tags.mem_to_shadow(start, p), n)
         gdb.write("\n".join(tags.shadow_rows(addr, list(data), start, p)) + "\n")
         if p.mode == modes.SW_TAGS.name:
-            gdb.write("(each byte: the tag of 16 bytes; fe = freed/redzone, "
-                      "ff = untagged: only a 0xff pointer passes)\n")
+            gdb.write("(each byte: the tag of 16 bytes; fe = no allocation owns it: "
+                      "freed, redzone, free page, or never tagged; ff = unpoisoned "
+                      "through an untagged pointer: only a 0xff pointer passes)\n")
         else:
-            gdb.write("(each byte: 8 bytes; 00 = accessible, 01-07 = that many "
-                      "accessible, f*/fc/fb = poisoned)\n")
+            gdb.write("(each byte: 8 bytes; 00 = all 8 accessible, 01-07 = the first "
+                      "that many, f1-ff/ca/cb = poisoned, the value says why)\n")
 
 
 class KasanEsr(KasanCommand):

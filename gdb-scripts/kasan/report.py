@@ -562,6 +562,20 @@ def syzkaller_title(r: Report) -> str:
     return "KASAN: %s%s in %s" % (r["bug_type"], acc, fn or "?")
 
 
+def invalid_memory(r: Report) -> str:
+    """What a memory tag of 0xfe says about the bad address, from what the
+    report knows: 6.1 writes KASAN_TAG_INVALID for a freed slab object and
+    slab memory no object holds (KASAN_SLAB_FREE, KASAN_SLAB_REDZONE), a free
+    page, a kmalloc_large redzone and invalid vmalloc space (KASAN_PAGE_FREE,
+    KASAN_PAGE_REDZONE, KASAN_VMALLOC_INVALID; mm/kasan/kasan.h), and it is
+    sw-tags' initial shadow (KASAN_SHADOW_INIT, include/linux/kasan.h)."""
+    if r["cache"]:
+        return ("in a slab of cache %s: a freed object, or slab memory no object holds "
+                "(a redzone, a slot never allocated)" % r["cache"])
+    return ("not a slab object: a free page, a kmalloc_large redzone or invalid vmalloc "
+            "space%s" % (", or shadow nothing has tagged since boot" if r["mode"] == SW else ""))
+
+
 def summary(r: Report) -> str:
     """A short human explanation of one report (the decoder's default output)."""
     lines = [r["title"]]
@@ -583,8 +597,7 @@ def summary(r: Report) -> str:
         lines.append("  pointer tag %s vs memory tag %s: the top byte of the pointer "
                      "must equal %s of the granule" % (r["pointer_tag"], r["memory_tag"], where))
         if r["memory_tag"] == "fe":
-            lines.append("  memory tag %s = KASAN_TAG_INVALID: freed object or redzone"
-                         % r["memory_tag"])
+            lines.append("  memory tag fe = KASAN_TAG_INVALID: %s" % invalid_memory(r))
         elif r["pointer_tag"] == r["memory_tag"]:
             lines.append("  the tags match: not a tag mismatch, but a %s the allocator "
                          "refused (e.g. a pointer into, not to the start of, an object)"
@@ -594,8 +607,10 @@ def summary(r: Report) -> str:
                          "reused (or the pointer strayed into a neighbour)"
                          % r["memory_tag"])
     else:
-        lines.append("  generic mode: no tags; the shadow byte says how many of the 8 "
-                     "bytes of the granule are accessible (negative = poisoned)")
+        lines.append("  generic mode: no tags; a shadow byte describes 8 bytes: 00 all "
+                     "accessible, 01-07 only the first that many, a poison value "
+                     "(f1-ff, ca, cb) none, and says why (fc slab redzone, fb/fa freed "
+                     "object, ...)")
     if r["cache"]:
         lines.append("  object %s in cache %s (%d bytes), access at offset %s (%s)" % (
             r["object"], r["cache"], r["object_size"] or 0, r["offset"], r["relation"]))

@@ -9,8 +9,12 @@ allocator stores a random tag there and writes the same tag into the
 shadow byte of every 16-byte granule of the object (shadow address =
 (untagged address >> 4) + KASAN_SHADOW_OFFSET).  An access passes when the
 pointer tag equals the memory tag, or when the pointer tag is 0xff
-(KASAN_TAG_KERNEL, "match all").  0xfe (KASAN_TAG_INVALID) marks freed
-memory and redzones.
+(KASAN_TAG_KERNEL, "match all").  As a memory tag, 0xfe (KASAN_TAG_INVALID)
+marks memory no allocation owns: in 6.1 (mm/kasan/kasan.h) freed slab
+objects and slab redzones, free pages, kmalloc_large redzones and invalid
+vmalloc space, and it is also the initial shadow (KASAN_SHADOW_INIT, in
+include/linux/kasan.h), so shadow nothing has tagged reads 0xfe.  A memory
+tag of 0xff is memory unpoisoned through an untagged (0xff) pointer.
 
 Hardware tag-based KASAN (6.1's third mode, CONFIG_KASAN_HW_TAGS, arm64
 MTE) keeps the same pointer tags (0xf0..0xfd, 0xfe, 0xff) but has no
@@ -111,6 +115,17 @@ def access_passes(ptr_tag: int, mem_tag: int) -> bool:
     return ptr_tag == TAG_KERNEL or ptr_tag == mem_tag
 
 
+# A memory tag (shadow byte) of 0xfe or 0xff, as 6.1 writes it: 0xfe is
+# every KASAN_*_FREE/REDZONE/INVALID value of the tag-based modes
+# (mm/kasan/kasan.h) and the initial shadow of sw-tags (KASAN_SHADOW_INIT,
+# include/linux/kasan.h); 0xff is what kasan_unpoison() writes for an
+# untagged pointer (the shadow gets the pointer's tag).
+FE_MEMORY = ("0xfe KASAN_TAG_INVALID: no allocation owns it (a freed object, a redzone, "
+             "a free page, invalid vmalloc; sw-tags: also shadow never tagged)")
+FF_MEMORY = ("0xff KASAN_TAG_KERNEL: unpoisoned through an untagged pointer "
+             "(only a 0xff pointer passes)")
+
+
 def describe_tag(t: int, memory: bool = True) -> str:
     """A memory tag (shadow byte) or, with memory=False, a pointer tag.
 
@@ -118,10 +133,9 @@ def describe_tag(t: int, memory: bool = True) -> str:
     returns early for a 0xff pointer and only then compares the shadow, so
     memory tagged 0xff passes only 0xff pointers."""
     if t == TAG_KERNEL:
-        return ("0xff KASAN_TAG_KERNEL: untagged memory (only a 0xff pointer passes)"
-                if memory else "0xff KASAN_TAG_KERNEL: match-all, never checked")
+        return (FF_MEMORY if memory else "0xff KASAN_TAG_KERNEL: match-all, never checked")
     if t == TAG_INVALID:
-        return ("0xfe KASAN_TAG_INVALID: freed or redzone" if memory else
+        return (FE_MEMORY if memory else
                 "0xfe KASAN_TAG_INVALID: the allocator never gives a pointer this tag")
     return "0x%02x" % t
 
@@ -161,7 +175,9 @@ def hw_tag_lines(addr: int, mem: Optional[int]) -> List[str]:
 
 
 def describe_generic(v: int, offset_in_granule: int = 0) -> str:
-    """What one generic shadow byte says about its 8-byte granule."""
+    """What one generic shadow byte says about its 8-byte granule (6.1,
+    mm/kasan/kasan.h): 0x00 all 8 bytes accessible, 0x01..0x07 only the
+    first that many, a poison value (0xf1..0xff, 0xca, 0xcb) none."""
     if v == 0:
         return "all 8 bytes accessible"
     if 1 <= v <= 7:

@@ -252,8 +252,17 @@ def test_summary_lines():
     assert summary_of()[1] == "  read of 0 byte(s) at a by t/1"
     assert summary_of(size=4)[1] == "  read of 4 byte(s) at a by t/1"
     assert summary_of(access="free")[1] == "  free of a by t/1"
-    assert summary_of(memory_tag="fe")[3] == ("  memory tag fe = KASAN_TAG_INVALID: freed "
-                                              "object or redzone")
+    # 0xfe is not only a freed object: without a cache it is a page (or a
+    # kmalloc_large redzone, invalid vmalloc, never-tagged shadow)
+    assert summary_of(memory_tag="fe")[3] == (
+        "  memory tag fe = KASAN_TAG_INVALID: not a slab object: a free page, a "
+        "kmalloc_large redzone or invalid vmalloc space, or shadow nothing has tagged "
+        "since boot")
+    assert "freed object" not in summary_of(memory_tag="fe")[3]
+    assert summary_of(memory_tag="fe", mode="hw-tags")[3].endswith("invalid vmalloc space")
+    assert summary_of(memory_tag="fe", cache="kmalloc-128", object_size=128)[3] == (
+        "  memory tag fe = KASAN_TAG_INVALID: in a slab of cache kmalloc-128: a freed "
+        "object, or slab memory no object holds (a redzone, a slot never allocated)")
     assert summary_of()[3].startswith("  memory tag 36 is another allocation's tag")
     assert summary_of(memory_tag="35")[3].startswith("  the tags match: not a tag mismatch, "
                                                      "but a access")

@@ -97,11 +97,16 @@ def test_memory_tag_ff_is_not_match_all():
 
 
 def test_describe_tag_by_role():
-    assert tags.describe_tag(0xFF) == ("0xff KASAN_TAG_KERNEL: untagged memory "
-                                       "(only a 0xff pointer passes)")
+    # 0xff in memory is what kasan_unpoison() writes for an untagged pointer;
+    # memory nothing tagged reads 0xfe in 6.1 (KASAN_SHADOW_INIT), not 0xff
+    assert tags.describe_tag(0xFF) == ("0xff KASAN_TAG_KERNEL: unpoisoned through an "
+                                       "untagged pointer (only a 0xff pointer passes)")
+    assert "untagged memory" not in tags.describe_tag(0xFF)
     assert tags.describe_tag(0xFF, memory=False) == ("0xff KASAN_TAG_KERNEL: match-all, "
                                                      "never checked")
-    assert tags.describe_tag(0xFE) == "0xfe KASAN_TAG_INVALID: freed or redzone"
+    assert tags.describe_tag(0xFE) == (
+        "0xfe KASAN_TAG_INVALID: no allocation owns it (a freed object, a redzone, a free "
+        "page, invalid vmalloc; sw-tags: also shadow never tagged)")
     assert "never gives a pointer" in tags.describe_tag(0xFE, memory=False)
     assert tags.describe_tag(0x0A) == "0x0a" and tags.describe_tag(0xFD) == "0xfd"
 
@@ -118,6 +123,11 @@ def test_generic_poison_values_are_6_1s():
         0xF4: "stack", 0xCA: "alloca", 0xCB: "alloca"}
     assert tags.GENERIC_POISON[0xFB] == "freed slab object"
     assert tags.GENERIC_POISON[0xFA] == "freed object (free track)"
+
+
+def test_generic_shadow_zero_is_all_eight_bytes():
+    assert tags.describe_generic(0) == "all 8 bytes accessible"
+    assert tags.describe_generic(0, 7) == "all 8 bytes accessible"
 
 
 def test_generic_shadow_edges():
