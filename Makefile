@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 # kasan-tags: arm64 software tag-based KASAN, built, booted and explored.
 #
 #   make            deps + kernel + lab transcripts + site (the main job)
@@ -78,11 +80,15 @@ test:
 	@$(PY) -m pytest -q -p no:cacheprovider tests gdb-scripts/tests labs
 	@$(MAKE) -s lint
 
-# flake8 and shellcheck clean, mypy on the typed leaf modules (TYPED).
+# flake8 and shellcheck clean, mypy on the typed leaf modules (TYPED), and
+# every file's licence and copyright known (reuse lint: README, Licence).
 lint:
 	@flake8 && echo "lint: flake8 clean"
 	@shellcheck $(SHELL_SCRIPTS) && echo "lint: shellcheck clean ($(words $(SHELL_SCRIPTS)) scripts)"
 	@mypy --no-error-summary --disallow-untyped-defs $(TYPED) && echo "lint: mypy clean ($(words $(TYPED)) modules)"
+	@command -v reuse >/dev/null || { echo "lint: reuse is not installed (Debian package reuse); run make deps" >&2; exit 1; }
+	@out=$$(reuse lint 2>&1) && echo "lint: reuse clean ($$(echo "$$out" | sed -n 's/^\* Files with license information: //p') files with licence and copyright)" || \
+		{ echo "$$out" >&2; echo "lint: reuse lint failed: give each file above its two SPDX lines or a .reuse/dep5 entry (README: Licence)" >&2; exit 1; }
 
 clean:
 	rm -rf build

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 # Sphinx configuration of the kasan-tags site (`make site`).
 # Debian's Sphinx 5.3 with the furo theme and sphinx-copybutton; offline.
 import os
@@ -6,7 +8,9 @@ import vm
 
 project = "kasan-tags"
 author = "the kasan-tags authors"
-copyright = "2026, the kasan-tags authors; patches and cover letter (c) their authors, GPL-2.0"
+copyright = ("2026, the kasan-tags authors (pages: CC-BY-SA-4.0; code: GPL-2.0-only); "
+             "the v9 patches, cover letter and kernel excerpts: their authors, GPL-2.0-only "
+             "(Sources and licences)")
 extensions = ["sphinx_copybutton", "Documentation.tools.ktcite"]
 # :src: and :v9: citations (Documentation/tools/ktcite.py) resolve against
 # these at build time; one that does not resolve fails `sphinx-build -W`.

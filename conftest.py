@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """pytest fixtures shared by tests/ and gdb-scripts/tests/: real serial
 logs, and vm.kbuild with a fake `make` (no kernel is built)."""
 import lzma

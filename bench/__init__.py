@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The benchmarks (`make bench`, `make bench-setup`, `make bench-decode`):
 they print measured figures and assert nothing."""
 

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """`make bench-collisions [SEEDS=20] [VARIANT=swtags]`: chance, measured.
 
 Every run is deterministic (vm/qemu.py: ICOUNT), so a tag collision is a

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """`make bench-decode`: kasan-decode against scripts/decode_stacktrace.sh
 (a benchmark, not a test: it prints figures, it asserts nothing).
 

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """`make bench`: generic vs tag-based KASAN, measured (a benchmark, not a test).
 
 Builds the *-bench variants (none, generic, swtags, swtags-outline,

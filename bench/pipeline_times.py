@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """`make bench-setup`: how long the pipeline takes here (a benchmark, not a test).
 
 Prints a table: extract, config+build (cold, from the cache's own record or

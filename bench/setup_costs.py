@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """`make bench-setup` (with bench/pipeline_times.py): what set-up costs here.
 
     --builds      every kernel built in this cache: build seconds and

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The one renderer of the `make bench` table: for the terminal
 (bench/kasan_modes.py), lab 4 and the site (Documentation/tools/page_bench.py).
 

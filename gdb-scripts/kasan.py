@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 # Load the kasan-tags gdb commands (kasan-tag, kasan-shadow, kasan-esr,
 # kasan-report, kasan-modsyms, $kasan_tag, $kasan_untag).  `make gdb`
 # sources this after the kernel's own vmlinux-gdb.py:

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """A class: `make submit` in a student tree, `make grade-class` at the teacher's.
 
     make submit                          build/submission.tar.gz: every file an

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """`make handout DEST=dir`: the student tree, made from this (solution) tree.
 
 The solutions are the source, as in linux-kernel-labs.  A solution is a
@@ -131,8 +133,9 @@ def student_text(rel: str, text: str) -> str:
 
 # A handout's README: STUDENT_README, the labs in order (from their
 # steps.toml), then these sections of the project's README, without the
-# lines that point at the teacher's commands.
-README_KEEP = ("Every run is reproducible", "Explore", "Variables", "Troubleshooting")
+# lines that point at the teacher's commands.  The licence files
+# (LICENSES/, .reuse/dep5, COPYING) are tracked, so the tree copy carries them.
+README_KEEP = ("Every run is reproducible", "Explore", "Variables", "Troubleshooting", "Licence")
 # A line of those that names one of these is the teacher's (lower case)
 TEACHER_ONLY = ("teacher", "make handout", "make dist", "`class`", "`dest`", "`variants`",
                 "mutation", "fixtures")

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """A lab as declared data: labs/NN-name/steps.toml, checked against a schema.
 
     title    = "Lab 1: tag assignment"           the page and grader title

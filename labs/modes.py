@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """What the lab tables compare across KASAN modes, read from serial logs:
 which reports each scenario got, the tag-collision counts, and memory.
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Check what the kasan_lab scenarios did against labs/module/expected.toml.
 
 Pure functions over a serial log: split it at the init's

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """A scenario run's serial log: the init's KT-SCENARIO-BEGIN/END markers
 split it, and the lab module's "kasan_lab: <scenario> <event> key=value"
 lines are its events (labs/module/kasan_lab.c prints them)."""

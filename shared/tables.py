@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Text tables: columns for the terminal, list-tables for the site."""
 from typing import Sequence, Tuple
 

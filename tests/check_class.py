@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """make check: the course as its users meet it -- the graded labs, the
 published transcripts and page commands, the site, the handout, and a
 class graded by the teacher (make grade-class), also from a private clone."""

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """make check: the kernels and what runs on them -- the tooling checks
 (pytest, lint, checkpatch), each variant's KUnit+scenario boot, byte-for-byte
 reproducibility, record/replay, the decoder, live gdb sessions, make shell."""

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """make check: no process outlives its job -- a timed-out boot, a kernel
 that hangs for real, and every interactive job killed by a signal leave no
 QEMU or gdb behind."""

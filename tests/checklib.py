@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """What the checks of `make check` (tests/check.py) share: the result
 record (one PASS/FAIL line each), the output folder, running `make` as a
 user would, and a copy of the checkout."""

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """`make fixtures`: capture the logs the offline tests read.
 
     python3 -m tests.fixtures          boot swtags, generic, hwtags once each (KASAN

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """What the offline grader tests share: the stored real runs of every lab
 (labs/NN-name/runs/, stored by `make fixtures` after `make grade`), a Run
 made of them, and each lab's own tests (labs/NN-name/test_labNN.py), whose

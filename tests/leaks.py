@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The student site's leak test: no exercise's answer on a student page, in
 any form this module knows.  The answers are read from the solution tree,
 never typed here:

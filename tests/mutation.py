@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """`make mutation`: do the offline tests notice when a pure module changes meaning?
 
 A small mutator on Python's `ast` (no dependency): each mutant changes one

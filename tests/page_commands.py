@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The page is the test: every command a student page prints in a console
 block, run exactly as printed, from the checkout, must succeed.
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Site checks for `make check`: Sphinx -W build, internal links, a real browser."""
 import glob
 import html.parser

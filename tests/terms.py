@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Each term of the glossary (Documentation/glossary.rst) is defined before
 its first use on each page: the first time a page's prose says it, it is a
 :term: link (which shows the definition), or the page says it only after

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """bench/table.py: the bench table and its computed sentences, on made-up results."""
 from bench import table
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """:src: and :v9: citations (Documentation/tools/ktcite.py): they resolve,
 and a wrong one fails `sphinx-build -W` -- shown by building a page with one."""
 import os

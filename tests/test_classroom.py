@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """make submit and make grade-class's pure parts (labs/classroom.py): what is
 taken from a student, and the class summary."""
 import csv

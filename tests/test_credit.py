@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The rule of which patch did what (Documentation/tools/credit.py) on the
 project's own data, and on planted errors it must refuse."""
 import copy

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """bench.decode.compare, the check that kasan-decode and the tree's
 scripts/decode_stacktrace.sh give the same file:line: it can say BAD."""
 import json

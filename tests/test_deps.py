@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """`make deps` (vm/deps) as an ordinary user without sudo: it names the
 missing packages and the one command an administrator must run, and does
 nothing else; with everything installed it succeeds unprivileged."""

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Seeds as data (vm/qemu.py), transcripts' headers (labs/lab.py), and
 make check's selection of checks and its pool of jobs (tests/check.py)."""
 import json

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """`make dist` / `make import` on small fake kernels (no kernel is built).
 
 A teacher's cache (A) with a fake swtags build is archived, then imported

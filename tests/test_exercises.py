@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Every exercise check on stored real runs (labs/*/runs/): GOOD with the
 solution tree's files; BAD with the handout's stubs (Python and TOML
 exercises, whose answer is read at grading time); BAD on a run altered in

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The faults a classroom hits in its first hour, on a fake kbuild (no
 kernel is built): a build killed half-way, a damaged cached kernel, two
 runs at once, a full disk during extract and build.

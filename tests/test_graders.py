@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Every lab check on the outputs of real runs (labs/*/runs/, stored by
 `make fixtures` after `make grade`): GOOD on the run as captured, BAD on a
 copy altered in the one value the check is about (each lab's ALTER table,

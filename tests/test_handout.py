@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """labs/handout.py: the marked solution regions, what the student tree gets
 instead, and that no solution text reaches it."""
 import os

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """KTAP parser and the KUnit verdict, on logs of this project's kernels."""
 import tomllib
 import os

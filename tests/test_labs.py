@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """labs/: the steps' schema, the scenario table, and what each mistake says."""
 import os
 import re

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The architecture's rules, as greps over the tracked files.
 
 Only vm/ starts QEMU or gdb or names a build directory's layout; the import

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The student site's leak test (tests/leaks.py): each form it knows is
 planted in a page and found; the forms an exercise's statement needs (a
 list of the choices) are not leaks."""

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Documentation/tools/lineage.py: the four classes, exclusions, the picture."""
 import xml.dom.minidom
 

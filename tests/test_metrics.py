@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """vm/metrics.py: the figures of a boot log, on a real one and on bench lines."""
 from vm import metrics
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The page is the test (tests/page_commands.py): which lines are commands,
 and a planted broken command fails."""
 from labs.lab import by_number

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Documentation/tools/pictures.py on real captured data: each SVG parses,
 and carries the run's values as text and in its aria-label."""
 import xml.etree.ElementTree as ET

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """patches/v9/provenance.toml: the public record of the series, checked.
 
 Each check of Documentation.tools.provenance is shown passing on the real

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The ptrcmp LLVM pass plugin (vm/ptrcmp/ptrcmp.cpp, lab 8), built with
 Debian's clang++ and llvm-14-dev and run on vm/ptrcmp/tests/cases.c: a call
 to __ptrcmp_check in every want_* function, none in the skip_* ones.  A

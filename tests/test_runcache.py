@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Runs kept by their inputs (vm/runcache.py): what the key follows."""
 import vm
 from vm import runcache

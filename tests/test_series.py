@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """patches/v9: the seeds verbatim, the series file, the patch parser."""
 import hashlib
 import os

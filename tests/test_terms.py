@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Terms before use (tests/terms.py): every page defines each checked term
 at its first use; a page that uses one bare first is caught."""
 from tests import terms

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """What a new user mistypes gets one line and exit 2 before anything is
 built or booted; the children of a signalled runner are found and killed.
 

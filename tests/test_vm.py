@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """vm/: the pipeline's pure parts: variants, fragments, config check, cache key."""
 import os
 import shutil

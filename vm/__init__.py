@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """kasan-tags pipeline: Debian's linux-source tarball -> tagged kernel -> QEMU.
 
 Only this package knows kbuild, QEMU, gdb invocations and the cache layout.

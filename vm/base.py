@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """What every part of the pipeline shares: paths, the error type, hashing,
 running a build step, and a file lock."""
 

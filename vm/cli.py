@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The command line of the pipeline (`python3 -m vm`, run by the Makefile).
 
     python3 -m vm doctor                     what is missing, one line each

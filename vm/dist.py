@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """`make dist` / `make import`: built kernels from one machine to many.
 
 A teacher builds once and runs `make dist`; each student runs `make import
@@ -5,7 +7,9 @@ FILE=kasan-tags-kernels.tar.zst` and their first `make grade` builds no
 kernel.  The archive holds, per variant, the build dir without its object
 files (Image, vmlinux, vmlinux-gdb.py, Module.symvers, .config, the
 generated headers and host tools that out-of-tree modules build with), plus
-Debian's static busybox and KT_DIST, which records:
+Debian's static busybox, the licence texts (COPYING, LICENSES/: the kernels
+are Linux, GPL-2.0-only, built from Debian's linux-source tarball and this
+checkout's patches) and KT_DIST, which records:
 
     format, the exporting cache root, and per variant its build dir name and
     the parts of its cache key (kbuild.key_parts: the recipe, the tarball's
@@ -29,7 +33,7 @@ import tempfile
 from typing import Any, Dict, List, Sequence, Tuple
 
 from vm import cache
-from vm.base import KtError, Lock, log
+from vm.base import REPO, KtError, Lock, log
 from vm.initramfs import BUSYBOX
 from vm import qemupkg
 from vm.kbuild import build_dir, key_parts, manifest_errors, outputs
@@ -43,6 +47,22 @@ FORMAT = 1
 # per-checkout outputs (kt*/: modules and initramfs, rebuilt by the student).
 SKIP_SUFFIXES = (".o", ".a", ".cmd", ".mod.c")
 SKIP_PREFIXES = (".tmp_", "kt")
+
+
+# What every archive carries besides the kernels: the licences they are
+# under (COPYING names the source of each binary), from this checkout.
+LICENCE_DIR = "LICENSES"
+
+
+def licence_members() -> List[str]:
+    """COPYING and LICENSES/*, relative to the checkout."""
+    top = os.path.join(REPO, LICENCE_DIR)
+    out = ["COPYING"] + sorted(os.path.join(LICENCE_DIR, f) for f in
+                               (os.listdir(top) if os.path.isdir(top) else []))
+    if len(out) == 1 or not os.path.isfile(os.path.join(REPO, "COPYING")):
+        raise KtError("this checkout has no COPYING or no %s/: the archive must carry "
+                      "the kernels' licence" % LICENCE_DIR)
+    return out
 
 
 def compressor() -> List[str]:
@@ -106,8 +126,9 @@ def dist(path: str, names: Sequence[str]) -> Dict[str, Any]:
         out = os.path.abspath(path)
         try:
             subprocess.run(["tar", "-c", "-f", out + ".tmp"] + compressor() +
-                           ["-C", tmp, KT_DIST, "-C", root, "--no-recursion",
-                            "-T", lst], check=True, stderr=subprocess.PIPE)
+                           ["-C", tmp, KT_DIST, "-C", REPO] + licence_members() +
+                           ["-C", root, "--no-recursion", "-T", lst],
+                           check=True, stderr=subprocess.PIPE)
         except subprocess.CalledProcessError as e:
             why = e.stderr.decode(errors="replace").strip().splitlines()
             raise KtError("could not write %s: %s"

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The guest side: the nolibc PID 1 and tools (vm/init/*.c), the lab
 module(s) of labs/module, Debian's static arm64 busybox, the initramfs."""
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """kbuild: a variant's cache key, its build directory, and the build.
 
 The build directory of a variant is the only place its outputs live:

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Parse KTAP (KUnit's test output) out of a kernel serial log.
 
 Pure functions over text: timestamps, CRLF and interleaved printk lines

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Figures a serial log carries: the boot "Memory:" line, Slab: from
 /proc/meminfo, the time of "Run /init", and the bench programs' lines.
 

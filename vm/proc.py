@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Process supervision: every QEMU and gdb is a child in its own process
 group, killed by PID whatever happens to us.
 

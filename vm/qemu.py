@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """QEMU: the machine as data, one boot, its serial log and how it ended.
 
 A variant picks its machine with `# kt-machine: NAME` in a fragment

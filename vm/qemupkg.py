@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """A QEMU from one of Debian's suites other than the installed one,
 unpacked into the cache (never installed), for a machine that needs it.
 

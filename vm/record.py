@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Record and replay: a deterministic run kept as QEMU's record/replay log,
 replayed halted under a gdb stub so that gdb can run it backwards
 (`reverse-continue`, `reverse-stepi`, reverse watchpoints; `make record`,

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Runs kept by their inputs: a deterministic boot (vm/qemu.py: ICOUNT, the
 seed) is a function of the QEMU it runs on, its kernel, initramfs, command
 line and seed -- and, under gdb, of the gdb command file and everything

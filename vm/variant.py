@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Kernel variants as data: every vm/configs/NAME.config is one.
 
 Shared pieces live in vm/configs/fragments/ and are pulled in with

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Which patch did what: a mechanical rule over patches/v9/lineage.toml
 ([[hwtags]]) and patches/v9/missing.toml (descendants), run by `make site`.
 

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Generate the site's computed pages into build/gen/ (then Sphinx runs).
 
 Everything is derived at build time from the repository's data and the

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Sphinx roles that cite the sources, checked when the site is built.
 
     :src:`mm/kasan/sw_tags.c:u8 kasan_random_tag(void)`

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lineage: what became of each line a seed patch adds, in the installed tree.
 
 Every added line of every seed patch is either *excluded* (blank, a brace,

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The performance page's figures: the last `make bench` results next to the
 cover letter's 2018 table (bench/table.py draws the table)."""
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """kasan.rst pages: the text as patch 19 leaves it (the post-image of its
 hunks, gaps marked) and its comparison with the installed 6.1 file."""
 

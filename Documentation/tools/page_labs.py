@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """What the lab pages include from build/gen/: each captured transcript as a
 snippet (transcripts/LAB/STEP.rst), each gdb file as the student is shown
 it (gdb/LAB/FILE), each lab's table of 6.1 source lines (sources/LAB.rst)

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The lineage pages: how much of each seed patch survives in the 6.1 tree
 (Documentation/tools/lineage.py measures it), and what hardware tag-based
 KASAN reuses of the series."""

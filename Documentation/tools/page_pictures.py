@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The pictures the lab pages include (build/gen/pictures/NAME.rst), each
 drawn (Documentation/tools/pictures.py) from a captured run of its lab.
 

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The series pages: one page per v9 patch (the verbatim text of a seed, or,
 for the 11 patches the project lacks, the cover letter's words and the 6.1
 code that descends from them), each with its public record (posting,

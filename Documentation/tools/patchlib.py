@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Read the v9 mbox patches: headers, message, diffstat, files, hunks.
 
 Pure functions over the patch text (tested in tests/test_series.py).

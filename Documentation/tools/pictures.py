@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The site's pictures, drawn from captured runs: one pure function per
 picture, from parsed data to an SVG string (no gdb, no kernel needed).
 

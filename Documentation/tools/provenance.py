@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Where each v9 patch was posted and what became of it (provenance.toml).
 
 Pure helpers: loading, links, and `problems()`, which checks the record

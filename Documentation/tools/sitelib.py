@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """What every page module of the site shares: where things are, writing a
 generated page (build/gen/), small reST builders, and the v9 series' data
 (patches/v9: series, notes, missing.toml, lineage.toml) and the installed

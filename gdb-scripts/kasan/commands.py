@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """gdb commands for KASAN tags, shadow memory, the brk ESR and reports.
 
 Loaded by gdb-scripts/kasan.py next to the kernel's own vmlinux-gdb.py

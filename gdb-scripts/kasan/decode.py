@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """kasan-decode: decode every KASAN report in a kernel log.
 
     kasan-decode [--json] [--title=project|syzkaller] [--vmlinux FILE]

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """kasan-history's arithmetic and text, without gdb (tested offline).
 
 In a replay (vm/record.py) gdb can run the kernel backwards.  kasan-history

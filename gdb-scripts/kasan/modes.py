@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The KASAN modes, one row each: every other module reads its spellings
 from here (tests/test_layout.py keeps the literals out of the others).
 

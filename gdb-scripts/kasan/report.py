@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Parse KASAN reports (6.1 format: generic, software and hardware tag-based).
 
 Pure functions over text, usable without gdb.  The input may be any kernel

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Pure helpers for KASAN tags, shadow memory and the KASAN brk ESR.
 
 No gdb needed: every function takes numbers (or text) and returns numbers

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """kasan-decode as a command: output and exit status for good and bad input,
 and symbolization with both back ends on a real object."""
 import json

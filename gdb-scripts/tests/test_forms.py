@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """kasan-decode on every input form of fixtures/forms/ (see its README):
 each form gives the reports of clean.log, field for field."""
 import lzma

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """kasan-history's pure parts (kasan/history.py), on frames as a replay of
 the uaf scenario gave them (lab 7: back from the report)."""
 from kasan import history

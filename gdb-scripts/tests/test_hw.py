@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """kasan-decode on a real hardware tag-based KASAN log: the KASAN KUnit
 suite and every lab scenario on the project's hwtags kernel (6.1, arm64
 MTE under QEMU's -M virt,mte=on), captured by `make fixtures` into

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """A seeded mutator over real logs: kasan-decode never crashes or hangs, every
 report a mutation leaves intact decodes as before, and no report it returns
 is an invented mix (each equals an original or says what went wrong).

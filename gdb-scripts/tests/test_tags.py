@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """The pure tag/shadow/ESR helpers behind the gdb commands."""
 import pytest
 

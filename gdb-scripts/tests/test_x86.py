@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """kasan-decode on a real x86_64 log: the KASAN KUnit suite on the project's
 x86-generic kernel (6.1, generic KASAN, QEMU pc), captured by
 `make fixtures` into fixtures/x86-generic.log.xz.  x86 prints `Call Trace:`

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 3 grader: each report's fields == what gdb saw == the decoder's output."""
 import json
 import os

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 4's table, computed from three serial logs: which bugs each mode
 catches, the tag-collision rate, and the memory KASAN reserves.
 

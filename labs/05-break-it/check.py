@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 5 grader: every experiment's outcome, as recorded in steps.toml.
 
 One check_experiment() for all experiments (`check = "experiment"`): the expectations are data (regular

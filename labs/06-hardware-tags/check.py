@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 6 grader: the third mode -- hardware tag-based KASAN (MTE) -- on the
 lab's scenarios, in sync and async mode, against the other two modes, and
 the QEMU defect that kept it from running on Debian 12's own QEMU."""

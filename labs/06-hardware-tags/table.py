@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 6's table, computed from four serial logs: which bugs each of the
 three KASAN modes catches and how it names them, the tags hw-tags draws,
 how often a reused slot keeps its tag, and the memory each mode reserves.

@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 7's offline grader tests: its checks on its stored runs (runs/),
 its alteration tables, and the edge cases of its checks."""
 

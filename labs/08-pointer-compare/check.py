@@ -1,3 +1,5 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 8 grader: the ptrcmp kernel's sites, their table, and the exercises
 (classify three sites; a C comparison the runtime catches)."""
 import os

@@ -1,4 +1,6 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 8: the sites the ptrcmp runtime recorded, symbolized and classified.
 
     sites.py SERIAL_LOG VMLINUX MODULE_DIR

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * kasan_lab: bug scenarios that make KASAN show each mechanism of the
  * software tag-based series, on demand, inside the kasan-tags VM.

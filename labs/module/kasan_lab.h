@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * What kasan_lab.ko offers the modules that add scenarios to it:
  * kasan_student.ko (the exercises of labs 4) and kasan_mystery.ko (the

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * kasan_mystery: lab 3's report-forensics scenarios.  This source is in
  * the solution tree only; a handout ships the built module, so students

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * kasan_student: your own scenarios, lab 4's exercises 4.1 and 4.2 and lab
  * 8's exercise 8.2.

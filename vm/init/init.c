@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * kasan-tags PID 1: a tiny static init built against the kernel tree's own
  * tools/include/nolibc (no libc, no shell needed).

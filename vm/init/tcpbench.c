@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * tcpbench: loopback TCP throughput inside the kasan-tags VM, like the
  * cover letter's "iperf -s & iperf -c 127.0.0.1 -t 30" but tiny and static

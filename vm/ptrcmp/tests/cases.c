@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// SPDX-FileCopyrightText: 2026 The kasan-tags authors
 /* What the ptrcmp plugin must instrument (want_*) and leave alone (skip_*). */
 extern char __start_rodata[];
 
