@@ -113,13 +113,20 @@ fixtures:
 lab:
 	@$(PY) -m labs.grade --interactive $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP))
 
+# Its results (every check, GOOD or BAD) go to OUT=, by default to
+# build/grade/results[-N[-STEP]].json: the site's :outcome: sentences
+# (Documentation/tools/ktoutcome.py) are checked against the last grading.
 grade:
-	@$(PY) -m labs.grade $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP)) $(if $(OUT),--out $(OUT))
+	@mkdir -p build/grade
+	@$(PY) -m labs.grade $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP)) \
+		--out $(or $(OUT),build/grade/results$(if $(N),-$(N))$(if $(STEP),-$(STEP)).json)
 
 # The student tree: solutions replaced by their TODO stubs (labs/handout.py).
+# ID=alice: the tree's student.toml gets the id and its seed (from the
+# course secret); ROSTER=file: DEST/ID for each id of the file.
 handout:
 	@$(if $(DEST),,echo "kasan-tags: error: make handout needs DEST=<directory>"; exit 2)
-	@$(PY) -m labs.handout $(if $(FORCE),--force) $(DEST)
+	@$(PY) -m labs.handout $(if $(FORCE),--force) $(if $(ID),--id "$(ID)") $(if $(ROSTER),--roster "$(ROSTER)") $(DEST)
 
 # A class: the student's archive; the teacher grades every archive (or
 # student tree) of CLASS in fresh handouts of this checkout (labs/classroom.py).
@@ -133,7 +140,9 @@ grade-class:
 
 # The captured outputs the lab pages include are the grading runs' outputs.
 transcripts:
-	@$(PY) -m labs.grade || echo "transcripts: some lab checks failed (see above); pages show what was captured"
+	@mkdir -p build/transcripts
+	@$(PY) -m labs.grade --out build/transcripts/grade.json || \
+		echo "transcripts: some lab checks failed (see above); pages show what was captured"
 
 # EDITION=teacher adds the answers (`.. only:: teacher`) in build/site-teacher.
 SITE_OUT = build/site$(if $(filter teacher,$(EDITION)),-teacher)

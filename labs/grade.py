@@ -320,7 +320,7 @@ def grade_step(lab, step, runs):
     if os.path.exists(transcript_path(lab.folder, step["name"])):
         with open(read_path(lab.folder, step["name"]), "w") as f:
             json.dump(run.read_lines(), f, indent=0)
-    if step.get("control"):
+    if step.get("control") and any(ok is not None for _, ok, _ in results):
         # The same boot on the unpatched kernel must NOT look like this --
         # and only a control that ran to its end is evidence.
         try:
@@ -330,7 +330,9 @@ def grade_step(lab, step, runs):
         except (vm.KtError, subprocess.TimeoutExpired, OSError) as e:
             ok, why = False, "the control did not run: %s" % e
         results.append(("differs from the unpatched %s kernel" % step["control"], ok, why))
-    if run.status == "timeout" or (run.status != "ok" and not step.get("may_die")):
+    teacher = bool(results) and all(ok is None for _, ok, _ in results)
+    if run.status == "timeout" or (run.status != "ok" and not step.get("may_die")
+                                   and not teacher):
         # A predicted crash is an outcome; a hang never is.
         results.insert(0, ("boot ends (end marker%s)" % (
             " or the predicted crash" if step.get("may_die") else ""), False,
@@ -358,9 +360,11 @@ def control_differs(ctl, results):
     if not ran:
         return False, "the control run did not reach its end (%s); log %s" % (
             ctl.status, " ".join(ctl.paths))
-    if all(ok for _, ok, _ in results):
-        return False, "the control kernel shows the same outcome"
-    return True, ""
+    if any(ok is False for _, ok, _ in results):
+        return True, ""
+    if any(ok is None for _, ok, _ in results):
+        return None, "graded by your teacher (the expected outcome is not in your copy)"
+    return False, "the control kernel shows the same outcome"
 
 
 def grade_exercise(lab, ex, run, runs):
@@ -373,7 +377,9 @@ def grade_exercise(lab, ex, run, runs):
 
 class Tally:
     """What `make grade` prints and --out writes: every check, and per
-    exercise done (all its checks GOOD) or not."""
+    exercise done (all its checks GOOD) or not.  A check whose ok is None
+    is one that only the teacher's grading can mark (its reference is not
+    in a student's copy): printed as TEACHER, counted neither way."""
 
     def __init__(self):
         self.checks, self.exercises = [], []
@@ -381,23 +387,32 @@ class Tally:
     def add(self, lab, step, results, secs, exercise=None):
         for name, ok, why in results:
             self.checks.append({"lab": lab, "step": step, "exercise": exercise and exercise["id"],
-                                "check": name, "ok": bool(ok), "why": "" if ok else why})
+                                "check": name, "ok": None if ok is None else bool(ok),
+                                "why": "" if ok else why})
             print("%s %s %s: %s%s (%.1f s)" % (
-                "GOOD" if ok else "BAD ", lab[:2], "ex " + exercise["id"] if exercise else step,
+                "TEACHER" if ok is None else "GOOD" if ok else "BAD ", lab[:2],
+                "ex " + exercise["id"] if exercise else step,
                 name, "" if ok else " -- " + why, secs), flush=True)
             secs = 0.0
         if exercise is not None:
-            done = bool(results) and all(ok for _, ok, _ in results)
+            mine = [ok for _, ok, _ in results if ok is not None]
+            done = bool(mine) and all(mine) and len(mine) == len(results)
+            pending = bool(mine) and all(mine) and not done
             self.exercises.append({"id": exercise["id"], "title": exercise["title"],
-                                   "files": exercise["files"], "done": done})
-            print("%s exercise %s: %s" % ("GOOD" if done else "BAD ", exercise["id"],
-                                          exercise["title"]), flush=True)
+                                   "files": exercise["files"], "done": done,
+                                   "teacher": pending})
+            print("%s exercise %s: %s%s" % (
+                "GOOD" if done or pending else "BAD ", exercise["id"], exercise["title"],
+                " (what your copy can check; your teacher's grading checks the rest)"
+                if pending else ""), flush=True)
 
     def summary(self):
-        demo = [c for c in self.checks if not c["exercise"]]
-        return {"score": sum(c["ok"] for c in self.checks), "total": len(self.checks),
+        graded = [c for c in self.checks if c["ok"] is not None]
+        demo = [c for c in graded if not c["exercise"]]
+        return {"score": sum(c["ok"] for c in graded), "total": len(graded),
                 "seed": vm.run_seed(),
                 "demonstrations": {"good": sum(c["ok"] for c in demo), "total": len(demo)},
+                "teacher_only": len(self.checks) - len(graded),
                 "exercises": {"done": sum(e["done"] for e in self.exercises),
                               "total": len(self.exercises), "list": self.exercises},
                 "checks": self.checks}
@@ -420,12 +435,12 @@ def grade(selected, only_steps=None, out=None):
             except (vm.KtError, subprocess.TimeoutExpired, OSError) as e:
                 results = [("step runs", False, "step failed to run: %s" % e)]
             tally.add(folder, step["name"], results, time.time() - t0)
-            bad = not all(ok for _, ok, _ in results)
+            bad = any(ok is False for _, ok, _ in results)
             for ex in lab.exercises:
                 if ex["step"] == step["name"]:
                     res = grade_exercise(lab, ex, run, runs)
                     tally.add(folder, step["name"], res, 0.0, exercise=ex)
-                    bad = bad or not all(ok for _, ok, _ in res)
+                    bad = bad or any(ok is False for _, ok, _ in res)
             if bad and run is not None:
                 print("     logs kept: %s" % " ".join(run.paths), flush=True)
     s = tally.summary()
@@ -483,6 +498,18 @@ def main(argv=None):
     if a.list_variants:
         print(",".join(labdata.needed_variants(labdata.load_all())))
         return 0
+    if not os.environ.get("SEED", "").strip():
+        # a student's tree: its own seed (student.toml, make handout ID=...)
+        from labs import classroom
+        try:
+            who = classroom.read_student()
+        except vm.KtError as e:
+            print("kasan-tags: error: %s" % e)
+            return 2
+        if who:
+            os.environ["SEED"] = str(who["seed"])
+            print("Student %s: SEED=%d, your seed (student.toml); the site's transcripts "
+                  "use SEED=1" % (who["id"], who["seed"]), flush=True)
     sel = labdata.folders()
     if a.lab:
         sel = [d for d in sel if d[:2] == "%02d" % int(a.lab)] if a.lab.isdigit() else []

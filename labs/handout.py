@@ -35,6 +35,9 @@ START = re.compile(r"^(?P<indent>\s*)(?:#|//|/\*)\s*TODO (?P<id>\d+\.\d+): (?P<t
 END = re.compile(r"^\s*(?:#|//|/\*)\s*END TODO\b")
 STUB = re.compile(r"^(?P<indent>\s*)(?:#|//|/\*)\s*STUB: (?P<code>.*?)(?:\s*\*/)?\s*$")
 TEACHER = re.compile(r"^(?P<indent>\s*)\.\. only:: teacher\s*$")
+# A line of a data file that only the grader may read (an outcome that a
+# prediction exercise asks for): it ends in this comment; the handout drops it
+TEACHER_LINE = re.compile(r"#\s*kt-teacher\s*$")
 
 
 def grader_only() -> Tuple[str, ...]:
@@ -45,9 +48,44 @@ def grader_only() -> Tuple[str, ...]:
                  for f in x.spec.get("grader_only", []))
 
 
+def exercise_runs() -> Tuple[str, ...]:
+    """The stored runs (labs/NN/runs/) of every step an exercise is graded
+    on: they hold the solutions' outputs and the outcomes predictions ask."""
+    from labs import lab
+    out = []
+    for x in lab.load_all():
+        steps = {e["step"] for e in x.exercises}
+        rdir = os.path.join(REPO, "labs", x.folder, "runs")
+        for f in sorted(os.listdir(rdir)) if os.path.isdir(rdir) else []:
+            if f.split(".")[0] in steps:
+                out.append(os.path.join("labs", x.folder, "runs", f))
+    return tuple(out)
+
+
 def solution_only() -> Tuple[str, ...]:
-    """Files a handout leaves out: lab 3's mystery module, the grader-only ones."""
-    return ("labs/module/kasan_mystery.c",) + grader_only()
+    """Files a handout leaves out: lab 3's mystery module, the grader-only
+    ones, the stored runs of exercise steps."""
+    return ("labs/module/kasan_mystery.c",) + grader_only() + exercise_runs()
+
+
+def teacher_lines(text: str) -> List[str]:
+    """The `# kt-teacher` lines of a file."""
+    return [ln for ln in text.splitlines() if TEACHER_LINE.search(ln)]
+
+
+def grader_restore() -> Tuple[str, ...]:
+    """What make grade-class copies from this tree into a grading tree: the
+    grader-only files and every file with `# kt-teacher` lines."""
+    out = list(grader_only())
+    for rel in tree_files():
+        if rel.endswith((".toml", ".py")) and rel not in out:
+            try:
+                with open(os.path.join(REPO, rel), encoding="utf-8") as f:
+                    if teacher_lines(f.read()):
+                        out.append(rel)
+            except (OSError, UnicodeDecodeError):
+                pass
+    return tuple(out)
 
 
 MARKER = os.path.join("labs", "HANDOUT")
@@ -126,6 +164,9 @@ def tree_files() -> List[str]:
 
 def student_text(rel: str, text: str) -> str:
     text = strip(text, rel)
+    if TEACHER_LINE.search(text):
+        text = "".join(ln for ln in text.splitlines(keepends=True)
+                       if not TEACHER_LINE.search(ln))
     if rel == "README.md":
         return student_readme(text)
     return strip_teacher(text) if rel.endswith(".rst") else text
@@ -213,7 +254,13 @@ def ship_mystery(dest: str) -> str:
     return os.path.join(out, "kasan_mystery.ko")
 
 
-def make_handout(dest: str, force: bool = False) -> Dict[str, int]:
+def make_handout(dest: str, force: bool = False,
+                 student_id: Optional[str] = None) -> Dict[str, int]:
+    """The student tree at dest; with a student id, its student.toml (the id
+    and the seed the course secret gives it: labs/classroom.py)."""
+    from labs import classroom
+    if student_id is not None:
+        seed = classroom.seeds_of(student_id)[0]
     dest = os.path.abspath(dest)
     if os.path.exists(os.path.join(REPO, MARKER)):
         raise vm.KtError("this is already a student tree (%s): make handout runs in the "
@@ -245,6 +292,9 @@ def make_handout(dest: str, force: bool = False) -> Dict[str, int]:
             shutil.copymode(src, out)
         counts["files"] += 1
     ship_mystery(dest)
+    if student_id is not None:
+        with open(os.path.join(dest, classroom.STUDENT), "w") as f:
+            f.write(classroom.student_toml(student_id, seed))
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
                           capture_output=True, text=True).stdout.strip()
     with open(os.path.join(dest, MARKER), "w") as f:
@@ -289,6 +339,10 @@ def leaks(dest: str) -> List[str]:
                     found.append("%s: %s" % (rel, code))
         if rel.endswith(".rst") and any(TEACHER.match(ln) for ln in mine):
             found.append("%s: a teacher block" % rel)
+        for ln in teacher_lines(text):
+            code = TEACHER_LINE.sub("", ln).rstrip()
+            if len(code.strip()) > 8 and code in mine:
+                found.append("%s: a kt-teacher line: %s" % (rel, code.strip()[:80]))
     secret = set()
     for rel in left_out:
         path = os.path.join(REPO, rel)
@@ -319,15 +373,25 @@ def main(argv: Optional[List[str]] = None) -> int:
     ap = argparse.ArgumentParser(prog="make handout")
     ap.add_argument("dest")
     ap.add_argument("--force", action="store_true")
+    ap.add_argument("--id", help="the student's id: student.toml gets it and its seed")
+    ap.add_argument("--roster", help="a file of student ids, one a line: DEST/ID for each")
     a = ap.parse_args(argv)
     try:
-        c = make_handout(a.dest, a.force)
-    except vm.KtError as e:
+        if a.roster:
+            with open(a.roster) as f:
+                ids = [ln.strip() for ln in f if ln.strip() and not ln.startswith("#")]
+            todo = [(os.path.join(a.dest, i), i) for i in ids]
+        else:
+            todo = [(a.dest, a.id)]
+        for dest, sid in todo:
+            c = make_handout(dest, a.force, sid)
+            print("handout: %s: %d files, %d solution regions stubbed, %d files changed, "
+                  "%d left out, kasan_mystery.ko shipped%s" % (
+                      dest, c["files"], c["regions"], c["stripped"], c["left out"],
+                      ", student %s" % sid if sid else ""))
+    except (vm.KtError, OSError) as e:
         print("kasan-tags: error: %s" % e)
         return 2
-    print("handout: %s: %d files, %d solution regions stubbed, %d files changed, %d left out, "
-          "kasan_mystery.ko shipped" % (a.dest, c["files"], c["regions"], c["stripped"],
-                                        c["left out"]))
     return 0
 
 

@@ -103,7 +103,8 @@ def check_variant(variant, mode):
     if not b.ok or mode is None:
         return
     for name, errs in scenarios.check_log(b.text, mode, names):
-        record("scenario %s on %s" % (name, variant), not errs, "; ".join(errs))
+        record("scenario %s on %s" % (name, variant), not errs,
+               "; ".join(errs) if errs is not None else "the teacher's row, not in this copy")
 
 
 # The tags a scenario prints (kasan_lab.c: show_ptr(), "... tag=xx ...").

@@ -65,14 +65,14 @@ def test_take_from_an_archive_ignores_other_members(tmp_path):
 
 def test_summary_has_a_row_per_student_and_a_column_per_exercise(tmp_path):
     def res(done):
-        return {"score": 3, "total": 4, "exercises": {"done": sum(done.values()), "total": 2,
+        return {"score": 3, "total": 4, "seed": 7, "exercises": {"done": sum(done.values()), "total": 2,
                 "list": [{"id": i, "done": d} for i, d in done.items()]}}
     rows = [{"student": "ann", "result": res({"1.1": True, "1.2": False})},
             {"student": "bob", "result": res({"1.1": False, "1.2": False})}]
     classroom.summary(rows, str(tmp_path))
     table = list(csv.reader(open(os.path.join(tmp_path, "summary.csv"))))
-    assert table[0] == ["student", "exercises done", "score", "total", "1.1", "1.2"]
-    assert table[1] == ["ann", "1", "3", "4", "1", "0"] and table[2][1] == "0"
+    assert table[0] == ["student", "seed", "exercises done", "score", "total", "1.1", "1.2"]
+    assert table[1] == ["ann", "7", "1", "3", "4", "1", "0"] and table[2][2] == "0"
     assert "<td>ann</td>" in open(os.path.join(tmp_path, "summary.html")).read()
     assert classroom.student_name("/c/ann.tar.gz") == "ann"
     assert classroom.student_name("/c/bob/") == "bob"

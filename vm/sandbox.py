@@ -73,7 +73,7 @@ def require() -> None:
 
 
 def argv(scratch: str, ro: Sequence[str] = (), rw: Sequence[str] = (),
-         mem: int = MEM, fsize: int = FSIZE) -> List[str]:
+         mem: int = MEM, fsize: int = FSIZE, env: Optional[Dict[str, str]] = None) -> List[str]:
     """The command that runs a command in a sandbox whose scratch dir is
     `scratch` (seen as /sandbox), with the paths of `ro` read-only and of
     `rw` writable, each at its own path."""
@@ -91,8 +91,10 @@ def argv(scratch: str, ro: Sequence[str] = (), rw: Sequence[str] = (),
         cmd += ["--bind", p, p]
     cmd += ["--bind", scratch, SCRATCH, "--chdir", SCRATCH, "--clearenv",
             "--setenv", "PATH", "/usr/bin:/bin", "--setenv", "HOME", SCRATCH,
-            "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8", "--"]
-    return cmd
+            "--setenv", "TMPDIR", "/tmp", "--setenv", "LANG", "C.UTF-8"]
+    for k, v in sorted((env or {}).items()):
+        cmd += ["--setenv", k, v]
+    return cmd + ["--"]
 
 
 def scratch_dir(files: Optional[Dict[str, str]] = None) -> str:
@@ -107,11 +109,13 @@ def scratch_dir(files: Optional[Dict[str, str]] = None) -> str:
 
 
 def spawn(cmd: Sequence[str], scratch: str, ro: Sequence[str] = (), rw: Sequence[str] = (),
-          mem: int = MEM, **kw: object) -> "subprocess.Popen[bytes]":
+          mem: int = MEM, env: Optional[Dict[str, str]] = None,
+          **kw: object) -> "subprocess.Popen[bytes]":
     """Start `cmd` in a sandbox on `scratch`: a child of vm/proc.py (its own
     process group, killed with us)."""
     require()
-    return proc.spawn(argv(scratch, ro, rw, mem) + list(cmd), **kw)  # type: ignore[arg-type]
+    return proc.spawn(argv(scratch, ro, rw, mem, env=env) + list(cmd),
+                      **kw)  # type: ignore[arg-type]
 
 
 def run(cmd: Sequence[str], files: Optional[Dict[str, str]] = None, stdin: bytes = b"",

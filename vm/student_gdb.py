@@ -268,8 +268,11 @@ def _sessions(bdir: str, argv: List[str], qdir: str, gdir: str, student_part: st
         def sessions() -> None:
             proxy = Proxy(psock, qsock)
             try:
+                # the project's gdb commands (gdb-scripts, and vm for kasan-modsyms)
                 g1 = sandbox.spawn(_gdb1(bdir, student_part, names, gdir), gdir,
-                                   ro=[top, os.path.join(REPO, "gdb-scripts")], mem=MEM_GDB,
+                                   ro=[top, os.path.join(REPO, "gdb-scripts"),
+                                       os.path.join(REPO, "vm")], mem=MEM_GDB,
+                                   env={"PYTHONPATH": "%s:%s/gdb-scripts" % (REPO, REPO)},
                                    stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.STDOUT)
                 out["student"] = _gdb_out(g1, timeout)

@@ -225,9 +225,9 @@ def ex_tagstop(run, _runs):
     want_shadow = shadow_row_bytes(sec.get("kernel", []), ptr, 9)
     stop = " ".join(sec.get("stop", []))
     x0 = hex_or_none(kv_lines(sec.get("stop", [])).get("x0"))
-    return [("the VM is stopped in lab_uaf, with the object kmalloc() returned in x0 "
-             "(the grader's x/i $pc and $x0 there)", "<lab_uaf+" in stop and x0 == ptr,
-             "x/i $pc: %s" % stop[:120]),
+    return [("the VM is stopped where the allocation has just returned the object: x0 is "
+             "$obj (the grader's $x0 there)", x0 == ptr,
+             "x0 0x%x, $obj 0x%x; x/i $pc: %s" % (x0 or 0, ptr, stop[:100])),
             ("$obj is lab_uaf's object (its ptr line on the serial)", obj == ptr,
              "$obj 0x%016x, scenario %s" % (ptr, ev[0]["ptr"] if ev else "(no ptr line)")),
             ("pointer tag: as kasan-tag", stud.get("pointer tag") == kern.get("pointer tag"),

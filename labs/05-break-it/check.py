@@ -16,7 +16,14 @@ from labs.exercises import load_answers
 from vm import ktap
 
 
+OUTCOME_KEYS = ("serial_expect", "serial_absent", "gdb_expect", "kunit_fail", "scenarios")
+
+
 def check_experiment(run, step):
+    if not any(k in step for k in OUTCOME_KEYS):
+        # a student's copy: the measured outcome is what exercise 5.x asks
+        return [("the experiment's measured outcome", None,
+                 "graded by your teacher (your copy does not say the outcome: you predict it)")]
     res = []
     for pat in step.get("serial_expect", []):
         res.append(("serial log shows /%s/" % pat, run.search(pat) is not None, "not found"))

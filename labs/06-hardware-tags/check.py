@@ -31,8 +31,9 @@ def check_hwtags(run):
     names = [n for n in scenarios.load_expected() if n in scenarios.segments(run.serial)]
     res.append(("the scenarios ran", len(names) >= 5, "ran: %s" % ", ".join(names)))
     for name, errs in scenarios.check_log(run.serial, HW_TAGS.name, names):
-        res.append(("scenario %s as in expected.toml (hw_tags)" % name, not errs,
-                    "; ".join(errs)))
+        res.append(("scenario %s as in expected.toml (hw_tags)" % name,
+                    None if errs is None else not errs,
+                    TEACHER if errs is None else "; ".join(errs)))
     return res
 
 
@@ -68,12 +69,18 @@ MUST = {name: {m.variant: scenarios.reported(name, m.name) for m in (GENERIC, SW
         for name in ("oob-in-granule", "uaf-realloc", "match-all", "uaf", "double-free")}
 
 
+TEACHER = "graded by your teacher (the hw-tags outcomes are what exercise 6.1 asks)"
+
+
 def check_table_data(t):
     """The checks on table.json's content (pure, tested offline)."""
     b = t.get("bugs", {})
     res = []
     for name, modes in MUST.items():
         row = b.get(name, {})
+        if None in modes.values():
+            res.append(("%s: as expected.toml says" % name, None, TEACHER))
+            continue
         ok = all(row.get(m) is not None and bool(row[m]) == want for m, want in modes.items())
         res.append(("%s: reported by %s only" % (name, ", ".join(
             m for m, w in modes.items() if w)), ok, str(row)))
