@@ -31,7 +31,7 @@ from tests.check_class import (check_classroom, check_grade, check_grade_class,
                                check_grade_student, check_handout, check_page_commands,
                                check_published_transcript, check_site)
 from tests.check_kernels import (check_checkpatch, check_decode, check_gdb_live,
-                                 check_gdb_live_hw, check_lint, check_record,
+                                 check_gdb_live_hw, check_kernel_code, check_lint, check_record,
                                  check_reproducible, check_shell, check_tooling, check_variant)
 from tests.check_processes import check_cleanup, check_signals
 from tests.checklib import HANDOUT, OUT, PY, REPO
@@ -49,6 +49,7 @@ CHECKS = [
     ("variant-generic", lambda: check_variant("generic", "generic")),
     ("variant-none", lambda: check_variant("none", None)),
     ("variant-hwtags", lambda: check_variant("hwtags", "hw_tags")),
+    ("kernel-code", check_kernel_code),
     ("reproducible-swtags", lambda: check_reproducible("swtags")),
     ("reproducible-hwtags", lambda: check_reproducible("hwtags")),
     ("record", check_record),
@@ -68,13 +69,15 @@ CHECKS = [
 
 # A job that reads what another writes runs after it, when both are run:
 # decode reads variant-swtags' log; transcript-again and site read the
-# transcripts grade writes; page-commands takes make test's and make
-# site's results (checklib.COMMANDS) and runs `make grade N=3`, which
-# writes where grade does.
+# transcripts grade writes (the site also its results, for its :outcome:
+# sentences, and kernel-code's figures, for the claim ledger);
+# page-commands takes make test's and make site's results
+# (checklib.COMMANDS) and runs `make grade N=3`, which writes where grade
+# does.
 AFTER = {
     "decode": ("variant-swtags",),
     "transcript-again": ("grade",),
-    "site": ("grade",),
+    "site": ("grade", "kernel-code"),
     "page-commands": ("pytest", "lint", "site", "grade"),
 }
 

@@ -307,3 +307,34 @@ def check_shell():
     ok = b.ok and "MemTotal:" in b.text and "KT-SHELL-42" in b.text
     record("shell: prompt, /proc/meminfo, exit powers off", ok, "" if ok else
            "%s; log %s" % (b.status, log), time.time() - t0, () if ok else b.tail(15).splitlines())
+
+
+def check_kernel_code():
+    """What the built kernels are, measured without booting them: the .text of
+    each mode's vmlinux (llvm-size) and, disassembled (llvm-objdump -d), the
+    KASAN brk sites and the calls to outlined checks.  The default swtags
+    kernel must have no brk #0x9xx in the whole vmlinux -- not only in the lab
+    module lab 2 counts -- and swtags-brk must have them.  The figures go to
+    build/check/kernel-code.json, which the claim ledger page reads."""
+    from Documentation.tools import page_claims
+    out, t0 = {}, time.time()
+    for v in ("none", "generic", "swtags", "hwtags", "swtags-brk"):
+        bdir, secs = timed(vm.build_kernel, v)
+        if isinstance(bdir, vm.KtError):
+            record("kernel-code: kernel %s builds (or is reused)" % v, False, str(bdir), secs)
+            continue
+        out[v] = page_claims.measure_vmlinux(vm.vmlinux(bdir),
+                                             disassemble=v in ("swtags", "swtags-brk"))
+    sw, brk = out.get("swtags", {}), out.get("swtags-brk", {})
+    record("kernel-code: the swtags vmlinux has no brk #0x9xx and calls outlined checks "
+           "(hwasan-inline-all-checks=0)",
+           sw.get("brk_9xx") == 0 and sw.get("check_calls", 0) > 0, str(sw), time.time() - t0)
+    record("kernel-code: the swtags-brk vmlinux has brk #0x9xx and no outlined check calls",
+           brk.get("brk_9xx", 0) > 0 and brk.get("check_calls") == 0, str(brk))
+    text = {v: m.get("text") for v, m in out.items()}
+    record("kernel-code: inline generic KASAN has the largest .text of none/generic/swtags",
+           None not in (text.get("none"), text.get("generic"), text.get("swtags")) and
+           text["generic"] > text["swtags"] > text["none"], str(text))
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, "kernel-code.json"), "w") as f:
+        json.dump({"variants": out}, f, indent=1, sort_keys=True)

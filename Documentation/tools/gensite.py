@@ -12,13 +12,14 @@ installed kernel tree -- nothing is retyped.  One page module per job:
   page_labs.py      transcripts/, sources/, start-labs.rst: what lab pages include
   page_pictures.py  pictures/: drawn from captured runs, as each lab declares
   page_bench.py     bench.rst: the last `make bench` figures
+  page_claims.py    claims.rst's measured column: the figures of others, measured here
 and sitelib.py, what they share.  This file runs them in order.
 """
 
 import os
 
-from Documentation.tools import (page_bench, page_kasan, page_labs, page_lineage, page_pictures,
-                                 page_series, patchlib, sitelib)
+from Documentation.tools import (page_bench, page_claims, page_kasan, page_labs, page_lineage,
+                                 page_pictures, page_series, patchlib, sitelib)
 
 
 def main():
@@ -37,6 +38,7 @@ def main():
     page_pictures.pictures_pages()
     if not page_bench.bench_page():
         print("site: no benchmark results yet (run `make bench`)")
+    page_claims.write_pages()
     miss = page_labs.transcripts()
     if miss:
         print("site: %d lab transcript(s) not captured yet (run `make transcripts`): %s"
