@@ -11,11 +11,15 @@ author = "the kasan-tags authors"
 copyright = ("2026, the kasan-tags authors (pages: CC-BY-SA-4.0; code: GPL-2.0-only); "
              "the v9 patches, cover letter and kernel excerpts: their authors, GPL-2.0-only "
              "(Sources and licences)")
-extensions = ["sphinx_copybutton", "Documentation.tools.ktcite"]
+extensions = ["sphinx_copybutton", "Documentation.tools.ktcite", "Documentation.tools.ktoutcome"]
 # :src: and :v9: citations (Documentation/tools/ktcite.py) resolve against
 # these at build time; one that does not resolve fails `sphinx-build -W`.
 kt_linux_tree = vm.pristine_tree()[0]
 kt_v9_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "patches", "v9")
+# :outcome: sentences (Documentation/tools/ktoutcome.py) are checked against
+# build/gen/checks.json (page_checks.py): the lab checks' names and the last
+# grading's results; a check that does not exist or did not pass fails -W.
+kt_checks_json = ""
 html_theme = "furo"
 html_title = "kasan-tags: software tag-based KASAN, live"
 html_static_path = ["Documentation/_static"]

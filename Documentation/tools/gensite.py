@@ -12,14 +12,16 @@ installed kernel tree -- nothing is retyped.  One page module per job:
   page_labs.py      transcripts/, sources/, start-labs.rst: what lab pages include
   page_pictures.py  pictures/: drawn from captured runs, as each lab declares
   page_bench.py     bench.rst: the last `make bench` figures
+  page_checks.py    checks.json, checks.rst: the lab checks the pages' :outcome:
+                    sentences name, and the last grading's verdicts
   page_claims.py    claims.rst's measured column: the figures of others, measured here
 and sitelib.py, what they share.  This file runs them in order.
 """
 
 import os
 
-from Documentation.tools import (page_bench, page_claims, page_kasan, page_labs, page_lineage,
-                                 page_pictures, page_series, patchlib, sitelib)
+from Documentation.tools import (page_bench, page_checks, page_claims, page_kasan, page_labs,
+                                 page_lineage, page_pictures, page_series, patchlib, sitelib)
 
 
 def main():
@@ -38,6 +40,10 @@ def main():
     page_pictures.pictures_pages()
     if not page_bench.bench_page():
         print("site: no benchmark results yet (run `make bench`)")
+    checks = page_checks.write_pages()
+    if not checks["results"]:
+        print("site: no lab grading on this machine yet: outcome sentences say "
+              "\"not yet checked on this machine\" (run `make transcripts`)")
     page_claims.write_pages()
     miss = page_labs.transcripts()
     if miss:
