@@ -41,7 +41,9 @@ EXERCISE_KEYS: Dict[str, Any] = {
     "files": list,          # the files the student edits (relative to the checkout)
     "difficulty": str,      # easy, moderate or hard (the start page; 6.S081's scale)
     "minutes": int,         # about how long it takes a student
+    "sites": list,          # optional (lab 8): the sites the exercise names, masked in the table
 }
+EXERCISE_OPTIONAL = ("sites",)
 DIFFICULTIES = ("easy", "moderate", "hard")
 PICTURE_KEYS: Dict[str, Any] = {
     "name": str,            # the page includes /build/gen/pictures/NAME.rst (unique in labs/)
@@ -284,7 +286,8 @@ def exercise_errors(toml: str, folder: str, spec: Dict[str, Any], module: Module
             continue
         where = "%s: exercise %s" % (toml, ex.get("id", "#%d" % (i + 1)))
         bad = _type_errors(where, ex, EXERCISE_KEYS) + [
-            "%s: missing %r" % (where, k) for k in EXERCISE_KEYS if k not in ex]
+            "%s: missing %r" % (where, k) for k in EXERCISE_KEYS
+            if k not in ex and k not in EXERCISE_OPTIONAL]
         errs += bad
         if bad:
             continue

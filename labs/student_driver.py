@@ -79,4 +79,5 @@ def main():
     out.flush()
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -247,8 +247,14 @@ def check_handout(n_exercises):
     if p.returncode:
         return
     found = handout.leaks(dest)
-    record("handout: no solution text in the student tree", not found,
-           "%d found" % len(found), 0, found[:10])
+    record("handout: no solution text in the student tree (nor a stored run of an exercise "
+           "step, nor a kt-teacher line)", not found, "%d found" % len(found), 0, found[:10])
+    from labs import implscan
+    t0 = time.time()
+    impl = implscan.implementations(dest)
+    record("handout: no function of its code answers a Python exercise as the solution does "
+           "(labs/implscan.py, in a sandbox)", not impl, "%d found" % len(impl),
+           time.time() - t0, impl[:10])
     t0 = time.time()
     env = dict(kept_env())
     out = os.path.join(OUT, "handout-check.out")

@@ -186,17 +186,32 @@ def shadow_row_bytes(lines, start, count):
     return [out.get(tags.untag(start) + 16 * i) for i in range(count)]
 
 
-def ex_shadow_inverse(run, _runs):
-    m = tagmath()
-    rnd = random.Random("1.2 %d" % vm.run_seed())
+def shadow_pairs(seed, n=100):
+    """(offset, granule address) for exercise 1.2, drawn from the seed."""
+    rnd = random.Random("1.2 %d" % seed)
     offsets = [0xEFFFFFC000000000, 0xDFFFFFC000000000, 0x1000]
     addrs = [0xFFFF_FF80_0000_0000, 0xFFFF_FFFF_FFFF_FFF0] + [
-        0xFFFF_FF80_0000_0000 | rnd.randrange(1 << 35) << 4 for _ in range(100)]
-    pairs = [(o, a) for o in offsets for a in addrs]
-    # judged through the forward map (tags.py), which is not the answer
+        0xFFFF_FF80_0000_0000 | rnd.randrange(1 << 35) << 4 for _ in range(n)]
+    return [(o, a) for o in offsets for a in addrs]
+
+
+def shadow_args(pairs):
+    """shadow_to_mem's arguments: (the shadow address, the offset), made with
+    the forward map (tags.py), which is not the answer."""
+    return [(tags.mem_to_shadow(a, tags.Params(SW, o)), o) for o, a in pairs]
+
+
+# What the leak test (labs/implscan.py) calls every function of a handout
+# with: one that answers as the solution does implements the exercise.
+PROBES = {"access_ok": access_cases(7, 120), "shadow_to_mem": shadow_args(shadow_pairs(7, 30))}
+
+
+def ex_shadow_inverse(run, _runs):
+    m = tagmath()
+    pairs = shadow_pairs(vm.run_seed())
     res = [compare("shadow_to_mem on %d shadow addresses (seed %d)" % (
         len(pairs), vm.run_seed()), m, "shadow_to_mem", [a for _, a in pairs],
-        [(tags.mem_to_shadow(a, tags.Params(SW, o)), o) for o, a in pairs])]
+        shadow_args(pairs))]
     live = live_object(run)
     if live is None:
         return res + [("the live run reached the kmalloc return", False,

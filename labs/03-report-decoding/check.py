@@ -171,7 +171,8 @@ def judged(scn, ans):
                   "rb") as f:
             lab = tomllib.load(f)[scn]
     except (OSError, KeyError, tomllib.TOMLDecodeError):
-        return [("%s: cause and fix (the lab's answers.toml is here)" % scn, False,
-                 "make grade-class grades them in the teacher's tree")]
+        return [("%s: cause and fix" % scn, None,
+                 "graded by your teacher's make grade-class (the lab's answers are not "
+                 "in your copy)")]
     return [("%s: %s" % (scn, k), ans.get(k) == lab[k],
              "you: %r" % ans.get(k) if ans.get(k) != lab[k] else "") for k in ("cause", "fix")]

@@ -84,8 +84,9 @@ def test_mystery_cause_and_fix_are_judged():
     assert not all(ok for _, ok, _ in judged("mystery-z", {}))
 
 
-def test_mystery_without_answers_is_bad(tmp_path):
-    """check.py in a folder without answers.toml, as in a student tree."""
+def test_mystery_without_answers_is_the_teachers(tmp_path):
+    """check.py in a folder without answers.toml, as in a student tree:
+    neither GOOD nor BAD (None), left to the teacher's grading."""
     import importlib.util
     import shutil
     shutil.copy(LAB.path("check.py"), tmp_path / "check.py")
@@ -93,5 +94,6 @@ def test_mystery_without_answers_is_bad(tmp_path):
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     res = mod.judged("mystery-a", {"cause": "loop-bound", "fix": "stop-at-n"})
-    assert res == [("mystery-a: cause and fix (the lab's answers.toml is here)", False,
-                    "make grade-class grades them in the teacher's tree")]
+    assert res == [("mystery-a: cause and fix", None,
+                    "graded by your teacher's make grade-class (the lab's answers are not "
+                    "in your copy)")]

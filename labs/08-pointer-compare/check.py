@@ -74,6 +74,13 @@ def check_table(run):
     ]
 
 
+def ex_sites(ex_id):
+    """The sites exercise ex_id names (steps.toml `sites`)."""
+    with open(os.path.join(HERE, "steps.toml"), "rb") as f:
+        return next((e.get("sites", []) for e in tomllib.load(f)["exercise"]
+                     if e["id"] == ex_id), [])
+
+
 def ex_classify(run, _runs):
     """Three sites of the run, classified by the student as the lab does."""
     try:
@@ -85,10 +92,15 @@ def ex_classify(run, _runs):
     try:
         kinds.update({a["function"]: a["kind"] for a in load("answers.toml")["site"]})
     except OSError:
-        return [("the lab's own classification (answers.toml) is here", False,
-                 "make grade-class grades this exercise in the teacher's tree")]
+        return [("your classification of the three sites", None,
+                 "graded by your teacher's make grade-class (the lab's answers are not "
+                 "in your copy)")]
     found = {x[2] for x in rows(run.host)}
-    res = []
+    named = ex_sites("8.1")
+    res = [("the three sites of the exercise (steps.toml)", sorted(s.get("function", "")
+                                                          for s in mine) == sorted(named),
+            "you classified %s; the exercise names %s" % (
+                sorted(s.get("function", "") for s in mine), sorted(named)))]
     for s in mine:
         fn, kind = s.get("function", ""), s.get("kind", "")
         res.append(("%s: a site of this run, classified %r" % (fn, kind),
