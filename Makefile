@@ -30,7 +30,7 @@ TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py vm/record.
 	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py labs/handout.py bench/table.py \
 	Documentation/tools/pictures.py Documentation/tools/provenance.py shared/tables.py gdb-scripts/kasan/modes.py
 
-.PHONY: all deps doctor kernel boot run shell qemu-gdb gdb record replay lab grade handout test decode \
+.PHONY: all deps doctor kernel builddir boot run shell qemu-gdb gdb record replay lab grade handout test decode \
 	submit grade-class \
 	transcripts site check lint mutation bench bench-setup bench-collisions bench-decode fixtures clean \
 	dist import
@@ -45,6 +45,10 @@ doctor:
 
 kernel:
 	@$(KT) kernel
+
+# The build directory of VARIANT's kernel (its .config, vmlinux), built or not
+builddir:
+	@$(KT) builddir
 
 TIMEOUT ?= 300
 MACHINE ?=

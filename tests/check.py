@@ -27,13 +27,14 @@ import time
 
 import vm
 from tests import checklib
-from tests.check_class import (check_classroom, check_grade, check_grade_class,
+from tests.check_class import (check_classroom, check_grade,
                                check_grade_student, check_handout, check_page_commands,
                                check_published_transcript, check_site)
 from tests.check_kernels import (check_checkpatch, check_decode, check_gdb_live,
                                  check_gdb_live_hw, check_kernel_code, check_lint, check_record,
                                  check_reproducible, check_shell, check_tooling, check_variant)
 from tests.check_processes import check_cleanup, check_signals
+from tests.check_sandbox import check_sandbox
 from tests.checklib import HANDOUT, OUT, PY, REPO
 
 
@@ -44,7 +45,7 @@ CHECKS = [
     ("lint", check_lint),
     ("checkpatch", check_checkpatch),
     ("handout", lambda: check_handout(n_exercises())),
-    ("grade-class", check_grade_class),
+    ("sandbox", check_sandbox),
     ("variant-swtags", lambda: check_variant("swtags", "sw_tags")),
     ("variant-generic", lambda: check_variant("generic", "generic")),
     ("variant-none", lambda: check_variant("none", None)),

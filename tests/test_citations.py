@@ -36,6 +36,17 @@ def test_resolve_src(tree):
     assert ktcite.tree_version(tree) == "6.1.192"
 
 
+def test_a_recurring_statement_is_cited_after_its_anchor():
+    """'ANCHOR >> TEXT': the TEXT of the function that does it, not the first."""
+    lines = ["static int a(void)", "\tskip(regs);", "}", "static int kasan_handler(",
+             "\tkasan_report();", "\tskip(regs);"]
+    assert ktcite.find_line(lines, "skip(regs);") == 2
+    assert ktcite.find_line(lines, "static int kasan_handler( >> skip(regs);") == 6
+    assert ktcite.find_line(lines, "kasan_handler( >> kasan_handler(") == 4
+    with pytest.raises(ktcite.CiteError, match="after line 3"):
+        ktcite.find_line(lines, "kasan_handler( >> static int a")
+
+
 def test_resolve_v9_only_in_seeds():
     num, line, text = ktcite.resolve_v9(V9, "16:#define KASAN_KMALLOC_FREE      KASAN_TAG_INVALID")
     assert num == 16 and text == "+#define KASAN_KMALLOC_FREE      KASAN_TAG_INVALID"

@@ -1,0 +1,255 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
+"""make check: student work is hostile.  A class of four lab-1 handouts is
+graded by `make grade-class` and two of them by their own `make grade`:
+
+  ann      untouched                               0 exercises
+  bob      1.3 solved, lab 1's check.py tampered   1 (1.3): the tampering is ignored
+  carol    1.3 hard-coded from SEED=1's run        0, "holds only for SEED=1"; but
+                                                   1 in her own make grade SEED=1
+  mallory  1.1-1.3 files that try to write outside the sandbox, read the
+           grader-only reference, reach the network, import the project's
+           reference modules, rewrite the result (at exit, through the
+           result file, through the grader's objects), forge the grader's
+           gdb sections, and run shell, Python and QEMU monitor commands
+           from gdb                                0, and none of it happened
+
+Every attempt leaves a canary file or a connection if it succeeds; the
+check looks for all of them after each grading.
+"""
+
+import json
+import lzma
+import os
+import re
+import shutil
+import socket
+import subprocess
+import threading
+import time
+
+from labs.lab import by_number
+from tests.checklib import OUT, REPO, kept_env, record
+
+TOP = os.path.join(OUT, "sandbox")
+
+
+def canaries(top):
+    """The files an attack would leave, by where it writes them."""
+    return [os.path.join(top, "canary-" + w) for w in
+            ("py", "py-atexit", "gdb-shell", "gdb-python", "gdb-pipe", "qemu-monitor")] + \
+        [os.path.join(REPO, "PWNED"), "/tmp/kasan-tags-PWNED"]
+
+
+class Listener:
+    """A TCP listener on the loopback: a connection means the network was
+    reached."""
+
+    def __init__(self):
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.sock.settimeout(0.5)
+        self.port, self.hits, self.stop = self.sock.getsockname()[1], 0, False
+        self.th = threading.Thread(target=self._run, daemon=True)
+        self.th.start()
+
+    def _run(self):
+        while not self.stop:
+            try:
+                c, _ = self.sock.accept()
+                self.hits += 1
+                c.close()
+            except OSError:
+                pass
+
+    def close(self):
+        self.stop = True
+        self.th.join(2)
+        self.sock.close()
+
+
+def hostile_python(top, results, port):
+    ref = os.path.join(REPO, "labs", by_number(1).folder, "reference.py")
+    return '''"""Exercises 1.1 and 1.2, written by an attacker."""
+import atexit, gc, os, socket, sys
+
+for path in (%(c)r, %(pwned)r, "/tmp/kasan-tags-PWNED"):
+    try:
+        open(path, "w").write("written by the student's Python")
+    except OSError:
+        pass
+try:
+    STOLEN = open(%(ref)r).read()
+except OSError:
+    STOLEN = None
+try:
+    socket.create_connection(("127.0.0.1", %(port)d), timeout=1).close()
+except OSError:
+    pass
+try:
+    sys.path[:0] = [%(repo)r, %(repo)r + "/gdb-scripts", %(repo)r + "/labs/01-tag-assignment"]
+    import reference
+    access_ok = reference.access_ok
+except ImportError:
+    pass
+try:
+    from kasan import tags
+except ImportError:
+    tags = None
+
+
+def forge():
+    for name in os.listdir(%(results)r) if os.path.isdir(%(results)r) else []:
+        try:
+            open(os.path.join(%(results)r, name), "w").write('{"exercises": {"done": 99}}')
+        except OSError:
+            pass
+    try:
+        open(%(ca)r, "w").write("at exit")
+    except OSError:
+        pass
+
+
+atexit.register(forge)
+for o in gc.get_objects():
+    if type(o).__name__ == "Tally":
+        o.exercises = [{"done": True}] * 99
+
+
+def access_ok(ptr, size, start, tags_):
+    forge()
+    return STOLEN is not None
+
+
+def shadow_to_mem(shadow, offset):
+    return 0 if tags is None else tags.untag(shadow)
+''' % {"c": os.path.join(top, "canary-py"), "pwned": os.path.join(REPO, "PWNED"),
+       "ref": ref, "port": port, "repo": REPO, "results": results,
+       "ca": os.path.join(top, "canary-py-atexit")}
+
+
+def hostile_gdb(top, port):
+    return '''# Exercise 1.3, written by an attacker
+shell touch %(sh)s
+python open(%(py)r, "w").write("gdb's Python")
+python import socket; socket.create_connection(("127.0.0.1", %(port)d), timeout=1)
+pipe echo x | touch %(pipe)s
+monitor migrate "exec:touch %(mon)s"
+echo KT-GDB kernel\\n
+echo pointer:     0x1100000000000000\\n
+echo pointer tag: 11\\n
+echo KT-GDB stop\\n
+echo x0: 0x1100000000000000\\n
+set $obj = 0x1100000000000000
+printf "pointer tag: 11\\nmemory tag: 11\\nshadow: 11 11 11 11 11 11 11 11 11\\n"
+''' % {"sh": os.path.join(top, "canary-gdb-shell"), "py": os.path.join(top, "canary-gdb-python"),
+       "port": port, "pipe": os.path.join(top, "canary-gdb-pipe"),
+       "mon": os.path.join(top, "canary-qemu-monitor")}
+
+
+def hardcoded_gdb(solution, values):
+    """The solution's stop, then SEED=1's printed lines, echoed."""
+    keep = [ln for ln in solution.splitlines() if not ln.startswith(("printf", "set $shadow"))]
+    return "\n".join(keep + ["echo %s\\n" % v for v in values]) + "\n"
+
+
+def seed1_lines():
+    """What the solution's tagstop.gdb printed at SEED=1: its stored run
+    (labs/01-*/runs/, `make fixtures N=1`), which the site shows too."""
+    path = os.path.join(REPO, "labs", by_number(1).folder, "runs", "ex-tagstop.gdb.xz")
+    try:
+        text = lzma.open(path, "rt").read()
+    except (OSError, lzma.LZMAError):
+        return []
+    return re.findall(r"^((?:pointer tag|memory tag|shadow): .*)$", text, re.M)
+
+
+def make(args, cwd, log, env):
+    with open(log, "w") as f:
+        p = subprocess.run(["make", "-s"] + args, cwd=cwd, env=env, stdout=f,
+                           stderr=subprocess.STDOUT)
+    return p.returncode, open(log, errors="replace").read()
+
+
+def check_sandbox():
+    from labs import handout
+    t0 = time.time()
+    shutil.rmtree(TOP, ignore_errors=True)
+    trees, results = os.path.join(TOP, "trees"), os.path.join(TOP, "results")
+    lab1 = os.path.join("labs", by_number(1).folder)
+    values = seed1_lines()
+    record("sandbox: SEED=1's lines of the solution's exercise 1.3", len(values) == 3,
+           "; ".join(values))
+    for name in ("ann", "bob", "carol", "mallory"):
+        handout.make_handout(os.path.join(trees, name))
+    sol = open(os.path.join(REPO, lab1, "student", "tagstop.gdb")).read()
+    tagstop = os.path.join(lab1, "student", "tagstop.gdb")
+    shutil.copy(os.path.join(REPO, tagstop), os.path.join(trees, "bob", tagstop))
+    with open(os.path.join(trees, "bob", lab1, "check.py"), "a") as f:
+        f.write("\n\ndef ex_tagstop(run, runs):\n    return [('tampered', True, '')]\n")
+    with open(os.path.join(trees, "carol", tagstop), "w") as f:
+        f.write(hardcoded_gdb(sol, values))
+    net = Listener()
+    try:
+        with open(os.path.join(trees, "mallory", lab1, "student", "tagmath.py"), "w") as f:
+            f.write(hostile_python(TOP, results, net.port))
+        with open(os.path.join(trees, "mallory", tagstop), "w") as f:
+            f.write(hostile_gdb(TOP, net.port))
+        env = dict(kept_env(), KASAN_TAGS_COURSE_SECRET=os.path.join(TOP, "secret"))
+        with open(env["KASAN_TAGS_COURSE_SECRET"], "w") as f:
+            f.write("a course secret for make check's class only\n")
+        rc, out = make(["-C", REPO, "grade-class", "CLASS=" + trees, "OUT=" + results, "N=1"],
+                       REPO, os.path.join(TOP, "grade-class.out"), env)
+        got = {}
+        for name in ("ann", "bob", "carol", "mallory"):
+            try:
+                with open(os.path.join(results, name + ".json")) as f:
+                    got[name] = json.load(f)["exercises"]
+            except (OSError, ValueError, KeyError):
+                got[name] = None
+        done = {n: g and g["done"] for n, g in got.items()}
+        want = {"ann": 0, "bob": 1, "carol": 0, "mallory": 0}
+        record("sandbox: grade-class of four students (untouched, 1.3 with a tampered "
+               "check.py, 1.3 hard-coded from SEED=1, hostile)", rc == 0 and done == want,
+               "exercises done %s" % done, time.time() - t0,
+               [] if done == want else out.strip().splitlines()[-10:])
+        record("sandbox: grade-class's summary (summary.csv, summary.html)",
+               all(os.path.exists(os.path.join(results, f))
+                   for f in ("summary.csv", "summary.html")), results)
+        why = next((e.get("why", "") for e in (got["carol"] or {}).get("list", [])
+                    if e["id"] == "1.3"), "")
+        record("sandbox: grade-class names the cause of carol's 1.3: it holds only for "
+               "SEED=1", "SEED=1" in why, why or "no reason given")
+        bad = [e for e in (got["mallory"] or {}).get("list", []) if not e["done"]]
+        record("sandbox: mallory's three exercises are BAD, each with its reasons",
+               len(bad) == 3, "%d BAD" % len(bad))
+        left = [c for c in canaries(TOP) if os.path.exists(c)]
+        record("sandbox: under grade-class no attack succeeded (no file outside the "
+               "sandbox, no connection)", not left and net.hits == 0,
+               "files %s, connections %d" % (left, net.hits))
+        # the students' own make grade, in their trees: the same sandbox
+        t1 = time.time()
+        mine = os.path.join(TOP, "mallory-grade.json")
+        rc, out = make(["grade", "N=1", "OUT=" + mine], os.path.join(trees, "mallory"),
+                       os.path.join(TOP, "mallory-grade.out"), env)
+        try:
+            d = json.load(open(mine))["exercises"]["done"]
+        except (OSError, ValueError, KeyError):
+            d = None
+        left = [c for c in canaries(TOP) if os.path.exists(c)]
+        record("sandbox: mallory's own make grade: 0 exercises, no attack succeeded",
+               d == 0 and not left and net.hits == 0,
+               "done %s, files %s, connections %d" % (d, left, net.hits), time.time() - t1)
+    finally:
+        net.close()
+    t1 = time.time()
+    mine = os.path.join(TOP, "carol-grade.json")
+    rc, out = make(["grade", "N=1", "SEED=1", "OUT=" + mine], os.path.join(trees, "carol"),
+                   os.path.join(TOP, "carol-grade.out"), kept_env())
+    try:
+        ex = {e["id"]: e["done"] for e in json.load(open(mine))["exercises"]["list"]}
+    except (OSError, ValueError, KeyError):
+        ex = {}
+    record("sandbox: carol's own make grade SEED=1 passes her hard-coded 1.3",
+           ex.get("1.3") is True, "exercises %s" % ex, time.time() - t1)
