@@ -4,8 +4,10 @@
 
     :src:`mm/kasan/sw_tags.c:u8 kasan_random_tag(void)`
         a line of the installed 6.1 tree: the file, then text the line
-        contains.  Renders as ``mm/kasan/sw_tags.c:63``, linked to that line,
-        with the line itself on hover.
+        contains (``ANCHOR >> TEXT``: the first line with TEXT from the
+        line with ANCHOR on, for a statement that recurs in the file).
+        Renders as ``mm/kasan/sw_tags.c:63``, linked to that line, with
+        the line itself on hover.
     :v9:`16:#define KASAN_KMALLOC_FREE      KASAN_TAG_INVALID`
         a line of a seed patch of the v9 series: the patch number, then text
         the line contains.  Renders as ``v9 16/20, line 306``, linked to the
@@ -46,13 +48,25 @@ def squeeze(text: str) -> str:
     return " ".join(text.split())
 
 
+AFTER = " >> "
+
+
 def find_line(lines: List[str], fragment: str) -> int:
-    """1-based number of the first line containing fragment (blanks squeezed)."""
+    """1-based number of the first line containing fragment (blanks squeezed).
+
+    'ANCHOR >> TEXT' is the first line containing TEXT at or after the first
+    line containing ANCHOR: a statement that recurs in the file is cited in
+    the function that does it (``static int kasan_handler( >>
+    arm64_skip_faulting_instruction``), not at its first occurrence."""
+    start = 0
+    if AFTER in fragment:
+        anchor, fragment = fragment.rsplit(AFTER, 1)
+        start = find_line(lines, anchor) - 1
     want = squeeze(fragment)
-    for i, line in enumerate(lines, 1):
+    for i, line in enumerate(lines[start:], start + 1):
         if want in squeeze(line):
             return i
-    raise CiteError("no line contains %r" % fragment)
+    raise CiteError("no line contains %r%s" % (fragment, " after line %d" % start if start else ""))
 
 
 def tree_version(tree: str) -> str:
