@@ -12,7 +12,8 @@ against, computed before Sphinx runs:
 
 The names are the checks' own: each graded step's check function of
 labs/NN/check.py, run on the lab's stored real run (labs/NN/runs/, as
-tests/test_graders.py runs it), returns (name, ok, why) tuples.  The
+tests/test_graders.py runs it, read here the same way without importing
+tests/), returns (name, ok, why) tuples.  The
 results are those of the last grading on this machine: `make check`'s
 (build/check/grade.json), `make transcripts`' (build/transcripts/grade.json)
 and `make grade`'s (build/grade/results*.json); for each step the newest
@@ -21,6 +22,7 @@ results, and the role says "not yet checked on this machine"."""
 
 import glob
 import json
+import lzma
 import os
 import re
 import tempfile
@@ -41,23 +43,31 @@ def key(lab: str, step: str) -> str:
 
 # -- the names, from the stored runs -----------------------------------------
 
+def load_stored(x: Any, step: str, kind: str) -> Optional[str]:
+    """The stored KIND (serial, gdb, control, json) of lab X's STEP, or None."""
+    path = x.path("runs", "%s.%s.xz" % (step, kind))
+    if not os.path.exists(path):
+        return None
+    with lzma.open(path, "rt") as f:
+        return f.read()
+
+
 def stored_names() -> Tuple[Dict[str, List[str]], Dict[str, str]]:
     """({LAB/STEP: [names]}, {LAB/STEP: error}) of every graded step with a
-    stored run: its check run on that run (tests.graderlib, offline)."""
-    from tests import graderlib
+    stored run: its check run on that run, offline."""
+    from labs import lab as labdata
     names: Dict[str, List[str]] = {}
     errors: Dict[str, str] = {}
-    for x in graderlib.LABS.values():
+    for x in labdata.load_all():
         for s in x.steps:
             if not s.get("checks", True):
                 continue
-            data = {k: graderlib.load(x.folder, s["name"], k)
-                    for k in ("serial", "gdb", "control", "json")}
+            data = {k: load_stored(x, s["name"], k) for k in ("serial", "gdb", "control", "json")}
             if data["serial"] is None and data["json"] is None:
                 errors[key(x.folder, s["name"])] = "no stored run in %s/runs/" % x.folder
                 continue
             try:
-                res = grade_stored(graderlib, x, s, data)
+                res = grade_stored(x, s, data)
             except Exception as e:  # noqa: BLE001 -- reported per step, not a crash
                 errors[key(x.folder, s["name"])] = "%s: %s" % (type(e).__name__, e)
                 continue
@@ -65,10 +75,18 @@ def stored_names() -> Tuple[Dict[str, List[str]], Dict[str, str]]:
     return names, errors
 
 
-def grade_stored(graderlib: Any, x: Any, s: Dict[str, Any], data: Dict[str, Any]) -> List[Any]:
-    """The step's check on its stored run; a step whose check reads a file
-    next to its log (a table step's table.json) gets it in a scratch dir."""
-    run = graderlib.run_of(x.folder, s["name"], data)
+def grade_stored(x: Any, s: Dict[str, Any], data: Dict[str, Any]) -> List[Any]:
+    """The step's check on its stored run (a Run made as the offline grader
+    tests make it); a step whose check reads a file next to its log (a
+    table step's table.json) gets it in a scratch dir."""
+    from labs.grade import Run
+    run = Run(x.folder, s["name"], "<cache>/build/x")
+    run.serial, run.gdb = data.get("serial") or "", data.get("gdb") or ""
+    if s.get("host"):
+        run.host, run.serial = run.serial, ""
+    if data.get("control") is not None:
+        run.control = Run(x.folder, s["name"], "<cache>/build/x")
+        run.control.serial = data["control"]
     with tempfile.TemporaryDirectory(prefix="kt-checks-") as tmp:
         run.paths = [os.path.join(tmp, s["name"] + ".serial.log")]
         if data.get("json") is not None:

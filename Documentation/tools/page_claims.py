@@ -26,12 +26,16 @@ import subprocess
 import tomllib
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from kasan.modes import GENERIC, HW_TAGS, NONE_VARIANT, SW_TAGS
 from vm import REPO
+
+# The variants, as the one mode table spells them (kasan/modes.py).
+SW, HW, GEN, NONE = SW_TAGS.variant, HW_TAGS.variant, GENERIC.variant, NONE_VARIANT
 
 CLAIMS = os.path.join(REPO, "Documentation", "claims.toml")
 KERNEL_CODE = os.path.join(REPO, "build", "check", "kernel-code.json")
 BENCH = os.path.join(REPO, "build", "bench", "results.json")
-CODE_VARIANTS = ("none", "generic", "swtags", "hwtags", "swtags-outline", "swtags-brk")
+CODE_VARIANTS = (NONE, GEN, SW, HW, SW + "-outline", SW + "-brk")
 BRK_9XX = re.compile(r"\bbrk\s+#0x9[0-9a-f]{2}\b")
 CHECK_CALL = re.compile(r"\bbl\s+\S+\s+<__hwasan_check_")
 TCG = "cannot be measured under TCG"
@@ -81,7 +85,7 @@ def kernel_code() -> Dict[str, Dict[str, int]]:
         except Exception:  # noqa: BLE001 -- an unknown variant or no cache
             continue
         if os.path.exists(path):
-            out[v] = measure_vmlinux(path, disassemble=v in ("swtags", "swtags-brk"))
+            out[v] = measure_vmlinux(path, disassemble=v in (SW, SW + "-brk"))
     return out
 
 
@@ -128,9 +132,9 @@ def frac(x: float) -> str:
 def shadow_fraction(t: Dict[str, Any], mode: str) -> Optional[float]:
     from vm.metrics import shadow_kb
     mem = t.get("memory", {})
-    if mode not in mem or "none" not in mem:
+    if mode not in mem or NONE not in mem:
         return None
-    return shadow_kb(mem[mode], mem["none"]) / mem[mode]["ram"]
+    return shadow_kb(mem[mode], mem[NONE]) / mem[mode]["ram"]
 
 
 def m_shadow_scale(c: Dict[str, Any]) -> Row:
@@ -159,23 +163,23 @@ def _shadow(c: Dict[str, Any], modes: Tuple[Tuple[str, int], ...]) -> Row:
 
 
 def m_shadow_reserved(c: Dict[str, Any]) -> Row:
-    return _shadow(c, (("swtags", 16), ("generic", 8)))
+    return _shadow(c, ((SW, 16), (GEN, 8)))
 
 
 def m_shadow_reserved_generic(c: Dict[str, Any]) -> Row:
-    return _shadow(c, (("generic", 8),))
+    return _shadow(c, ((GEN, 8),))
 
 
 def m_shadow_reserved_swtags(c: Dict[str, Any]) -> Row:
-    return _shadow(c, (("swtags", 16),))
+    return _shadow(c, ((SW, 16),))
 
 
 def _slab(c: Dict[str, Any], claimed: Dict[str, float]) -> Row:
     t = stored_table("04")
     mem = (t or {}).get("memory", {})
-    if not all(m in mem and "slab" in mem[m] for m in list(claimed) + ["none"]):
+    if not all(m in mem and "slab" in mem[m] for m in list(claimed) + [NONE]):
         return "no stored lab 4 table", NOT_HERE, ""
-    base = mem["none"]["slab"]
+    base = mem[NONE]["slab"]
     parts, ok = [], True
     for m, want in claimed.items():
         over = mem[m]["slab"] / base - 1
@@ -187,15 +191,15 @@ def _slab(c: Dict[str, Any], claimed: Dict[str, float]) -> Row:
 
 
 def m_slab_overhead(c: Dict[str, Any]) -> Row:
-    return _slab(c, {"generic": 2.60, "swtags": 0.20})
+    return _slab(c, {GEN: 2.60, SW: 0.20})
 
 
 def m_slab_generic(c: Dict[str, Any]) -> Row:
-    return _slab(c, {"generic": 0.50})
+    return _slab(c, {GEN: 0.50})
 
 
 def m_slab_swtags(c: Dict[str, Any]) -> Row:
-    return _slab(c, {"swtags": 0.20})
+    return _slab(c, {SW: 0.20})
 
 
 def m_tag_collisions(c: Dict[str, Any]) -> Row:
@@ -227,7 +231,7 @@ def m_hwtags_tags(c: Dict[str, Any]) -> Row:
 
 def m_hwtags_collisions(c: Dict[str, Any]) -> Row:
     t = stored_table("06")
-    col = ((t or {}).get("collision") or {}).get("hwtags")
+    col = ((t or {}).get("collision") or {}).get(HW)
     if not col:
         return "no stored lab 6 table", NOT_HERE, ""
     want = {"0": 2 / 16, "1": 19 / 256}
@@ -240,7 +244,7 @@ def m_hwtags_collisions(c: Dict[str, Any]) -> Row:
 
 def m_hwtags_memory(c: Dict[str, Any]) -> Row:
     t = stored_table("06")
-    g = shadow_fraction(t, "hwtags") if t else None
+    g = shadow_fraction(t, HW) if t else None
     seen = ("the hwtags kernel reserves %s of RAM beyond none's (image, depot apart)" % frac(g)
             if g is not None else "no stored lab 6 table")
     return (seen, "cannot be measured under QEMU",
@@ -251,12 +255,12 @@ def m_hwtags_memory(c: Dict[str, Any]) -> Row:
 
 def m_text_size(c: Dict[str, Any]) -> Row:
     code = kernel_code()
-    if "none" not in code or "text" not in code["none"]:
+    if NONE not in code or "text" not in code[NONE]:
         return "no kernel built here", NOT_HERE, "make check's kernel-code check measures it"
-    base = code["none"]["text"]
+    base = code[NONE]["text"]
     parts = ["%s %.1f MiB (x%.2f)" % (v, code[v]["text"] / 2 ** 20, code[v]["text"] / base)
              for v in CODE_VARIANTS if v in code and "text" in code[v]]
-    gen = code.get("generic", {}).get("text")
+    gen = code.get(GEN, {}).get("text")
     ok = gen is not None and gen > 1.5 * base
     return (".text of vmlinux: " + ", ".join(parts), "holds" if ok else "differs",
             "inline generic KASAN is the bigger one; 6.1's \"inline\" swtags calls outlined "
@@ -265,19 +269,19 @@ def m_text_size(c: Dict[str, Any]) -> Row:
 
 def m_brk_sites(c: Dict[str, Any]) -> Row:
     code = kernel_code()
-    sw = code.get("swtags", {})
+    sw = code.get(SW, {})
     if "brk_9xx" not in sw:
         return "no swtags kernel built here", NOT_HERE, "make check's kernel-code check counts them"
     txt = "swtags vmlinux: %d brk #0x9xx, %d calls to __hwasan_check_*" % (
         sw["brk_9xx"], sw.get("check_calls", 0))
-    brk = code.get("swtags-brk", {})
+    brk = code.get(SW + "-brk", {})
     if "brk_9xx" in brk:
         txt += "; swtags-brk vmlinux: %d brk #0x9xx" % brk["brk_9xx"]
     return (txt, "holds" if sw["brk_9xx"] == 0 and sw.get("check_calls", 0) > 0 else "differs",
             "llvm-objdump -d of the vmlinux, not only the lab module (lab 2 counts the module)")
 
 
-def _bench(key: str, label: str, modes: Tuple[str, ...], base: str = "none") -> Row:
+def _bench(key: str, label: str, modes: Tuple[str, ...], base: str = NONE) -> Row:
     res = bench()
     why = ("TCG translates every guest instruction into host code, so an instrumented load "
            "or store costs far more than on hardware: time ratios are not hardware ratios")
@@ -290,20 +294,20 @@ def _bench(key: str, label: str, modes: Tuple[str, ...], base: str = "none") -> 
 
 
 def m_bench_boot(c: Dict[str, Any]) -> Row:
-    return _bench("boot_s", "boot time", ("generic", "swtags", "swtags-brk"))
+    return _bench("boot_s", "boot time", (GEN, SW, SW + "-brk"))
 
 
 def m_bench_tcp(c: Dict[str, Any]) -> Row:
-    return _bench("tcp_mbit", "TCP throughput", ("generic", "swtags", "swtags-brk"))
+    return _bench("tcp_mbit", "TCP throughput", (GEN, SW, SW + "-brk"))
 
 
 def m_bench_slowdown_generic(c: Dict[str, Any]) -> Row:
-    return _bench("insn_per_tcp_mb", "guest instructions per TCP MiB", ("generic",))
+    return _bench("insn_per_tcp_mb", "guest instructions per TCP MiB", (GEN,))
 
 
 def m_bench_inline(c: Dict[str, Any]) -> Row:
-    return _bench("ns_per_pair", "kmalloc+kfree time", ("swtags", "swtags-brk"),
-                  base="swtags-outline")
+    return _bench("ns_per_pair", "kmalloc+kfree time", (SW, SW + "-brk"),
+                  base=SW + "-outline")
 
 
 MEASURES: Dict[str, Callable[[Dict[str, Any]], Row]] = {
