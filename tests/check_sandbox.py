@@ -88,7 +88,8 @@ try:
 except OSError:
     pass
 try:
-    sys.path[:0] = [%(repo)r, %(repo)r + "/gdb-scripts", %(repo)r + "/labs/01-tag-assignment"]
+    vars(sys)["path"][:0] = [%(repo)r, %(repo)r + "/gdb-scripts",
+                             %(repo)r + "/labs/01-tag-assignment"]
     import reference
     access_ok = reference.access_ok
 except ImportError:

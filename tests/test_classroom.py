@@ -76,3 +76,32 @@ def test_summary_has_a_row_per_student_and_a_column_per_exercise(tmp_path):
     assert "<td>ann</td>" in open(os.path.join(tmp_path, "summary.html")).read()
     assert classroom.student_name("/c/ann.tar.gz") == "ann"
     assert classroom.student_name("/c/bob/") == "bob"
+
+
+def test_teacher_only_checks_count_neither_way():
+    from labs import grade
+    t = grade.Tally()
+    t.add("01-x", "s", [("a", True, ""), ("b", None, "graded by your teacher")], 0.0,
+          exercise={"id": "1.1", "title": "t", "files": []})
+    s = t.summary()
+    assert (s["score"], s["total"], s["teacher_only"]) == (1, 1, 1)
+    ex = s["exercises"]["list"][0]
+    assert ex["done"] is False and ex["teacher"] is True and s["exercises"]["done"] == 0
+
+
+def test_lab8_table_masks_the_exercise_sites_without_the_answers(monkeypatch):
+    import importlib.util
+    from labs.lab import by_number
+    spec = importlib.util.spec_from_file_location("sites8", by_number(8).path("sites.py"))
+    sites = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sites)
+    real = sites.load
+
+    def no_answers(name):
+        if name == "answers.toml":
+            raise OSError("not in a student's copy")
+        return real(name)
+    monkeypatch.setattr(sites, "load", no_answers)
+    k = sites.kinds()
+    for fn in ("kset_find_obj", "__request_region", "kmalloc_uaf2"):
+        assert k[fn] == "exercise-8.1", (fn, k.get(fn))

@@ -3,6 +3,7 @@
 # the replay and takes the backtrace there; then the rest of the run.
 source {repo}/labs/07-back-from-the-report/student/freed.gdb
 # kt-trusted:
+kasan-modsyms
 echo KT-GDB state\n
 bt
 echo KT-GDB end\n
