@@ -194,17 +194,48 @@ INIT_DIR = os.path.join(REPO, "vm", "init")
 CPIO_MTIME = 0
 
 
-def build_initramfs(bdir: str, name: str = "default", shell: bool = False) -> str:
-    """initramfs with /init, the lab modules, and (for `shell`) busybox.
+# The module of the students' own scenarios (labs/module/kasan_student.c)
+STUDENT_KO = "kasan_student.ko"
+
+
+def student_of(cmdline: str) -> bool:
+    """Does this command line run a student's scenario (kt_run=student-...,
+    or kt_run=list, which lists them)?  Only then is kasan_student.ko in
+    the initramfs: the student's code must not move the tags and counts of
+    the runs that do not run it (a stub and a solution differ in size)."""
+    for word in cmdline.split():
+        if word.startswith("kt_run="):
+            if any(n.startswith("student-") or n == "list" for n in word[7:].split(",")):
+                return True
+    return False
+
+
+def build_initramfs(bdir: str, name: str = "default", shell: bool = False,
+                    student: bool = False) -> str:
+    """initramfs with /init, the lab modules (kasan_student.ko only for
+    `student`), and (for `shell`) busybox.
 
     One run at a time builds them (a student's `make lab N=1` while `make`
     grades lab 1 in another terminal); the archive is replaced atomically,
     so a QEMU reading the previous one keeps it."""
     with Lock(kt_dir(bdir, "initramfs.lock"), "building the lab module and initramfs"):
-        return _build_initramfs(bdir, name, shell)
+        return _build_initramfs(bdir, name + ("-student" if student else ""), shell, student)
 
 
-def _build_initramfs(bdir: str, name: str, shell: bool) -> str:
+def guest_module(bdir: str, ko: str) -> str:
+    """The module as the guest gets it: without its debug info and build
+    id, which name the directory it was built in (a handout builds it
+    elsewhere), so that every tree puts the same bytes in the initramfs.
+    gdb reads the full .ko on the host (kasan-modsyms)."""
+    out = kt_dir(bdir, "guest-modules", os.path.basename(ko))
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    run(["llvm-strip", "--strip-debug", "--remove-section=.note.gnu.build-id",
+         "-o", out + ".tmp", ko])
+    os.replace(out + ".tmp", out)
+    return out
+
+
+def _build_initramfs(bdir: str, name: str, shell: bool, student: bool) -> str:
     init = build_init(bdir)
     spec = ["dir /dev 0755 0 0", "nod /dev/console 0600 0 0 c 5 1",
             "dir /proc 0755 0 0", "dir /sys 0755 0 0", "dir /tmp 0755 0 0",
@@ -212,7 +243,9 @@ def _build_initramfs(bdir: str, name: str, shell: bool) -> str:
             "file /init %s 0755 0 0" % init,
             "file /tcpbench %s 0755 0 0" % build_prog(bdir, "tcpbench")]
     for ko in build_module(bdir):
-        spec.append("file /lib/modules/%s %s 0644 0 0" % (os.path.basename(ko), ko))
+        if os.path.basename(ko) != STUDENT_KO or student:
+            spec.append("file /lib/modules/%s %s 0644 0 0" % (os.path.basename(ko),
+                                                              guest_module(bdir, ko)))
     if shell:
         spec += ["dir /bin 0755 0 0", "file /bin/busybox %s 0755 0 0" % busybox()]
         spec += ["slink /bin/%s busybox 0777 0 0" % a for a in BUSYBOX_APPLETS]
