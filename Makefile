@@ -147,6 +147,7 @@ transcripts:
 	@mkdir -p build/transcripts
 	@$(PY) -m labs.grade --out build/transcripts/grade.json || \
 		echo "transcripts: some lab checks failed (see above); pages show what was captured"
+	@$(PY) -m labs.grade --store-transcripts
 
 # EDITION=teacher adds the answers (`.. only:: teacher`) in build/site-teacher.
 SITE_OUT = build/site$(if $(filter teacher,$(EDITION)),-teacher)

@@ -24,6 +24,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
@@ -57,6 +58,43 @@ def read_path(lab, step):
     """build/transcripts/LAB/STEP.read.json: the lines its check read (the
     page highlights them)."""
     return os.path.join(TRANSCRIPTS, lab, step + ".read.json")
+
+
+def stored_path(lab, step, suffix=".txt"):
+    """labs/LAB/transcripts/STEP.txt (and .read.json): the transcript as the
+    site shows it, kept in the checkout by `make transcripts`, so that any
+    tree renders the whole site without a kernel; `make check` requires
+    that a live capture gives the same bytes."""
+    return os.path.join(REPO, "labs", lab, "transcripts", step + suffix)
+
+
+def shown_steps(lab):
+    """The steps whose transcripts a lab's page or pictures show."""
+    text = open(lab.path("index.rst")).read()
+    steps = re.findall(r"^\s*\.\. include:: /build/gen/transcripts/%s/([\w.-]+)\.rst$"
+                       % re.escape(lab.folder), text, re.M)
+    steps += [p["step"] for p in lab.spec.get("picture", []) if p.get("step")]
+    return sorted(set(steps))
+
+
+def store_transcripts():
+    """Keep the transcripts the pages show in labs/*/transcripts/ (what
+    `make transcripts` captured); the number kept, and the missing ones."""
+    kept, missing = 0, []
+    for lab in labdata.load_all():
+        for step in shown_steps(lab):
+            for suffix, live in ((".txt", transcript_path(lab.folder, step)),
+                                 (".read.json", read_path(lab.folder, step))):
+                if not os.path.exists(live):
+                    if suffix == ".txt":
+                        missing.append("%s/%s" % (lab.folder, step))
+                    continue
+                out = stored_path(lab.folder, step, suffix)
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                shutil.copyfile(live, out + ".tmp")
+                os.replace(out + ".tmp", out)
+                kept += suffix == ".txt"
+    return kept, missing
 
 
 class Read(dict):
@@ -236,7 +274,8 @@ def run_step(lab, step, runs, variant=None, transcript=True):
             " BUSYBOX=1" if step.get("busybox") else "", vm.run_seed())]
         body = b.text
     if transcript:
-        save_transcript(lab, step, shown, variant, bdir, shown_part(step, body, bdir))
+        save_transcript(lab, step, shown, variant, bdir, shown_part(step, body, bdir),
+                        student_code(step, text if "gdb" in step else "", cmdline))
     return run
 
 
@@ -277,32 +316,43 @@ def excerpt(body, limit):
         len(lines) - limit - TAIL)] + lines[-TAIL:])
 
 
-def transcript_header(step, command, variant, release, date, seed):
+def transcript_header(step, command, variant, release, seed, student=()):
     """The '# ' lines above a transcript: the command, which kernel(s) --
     a host step names the kernels its placeholders used, or none -- and the
     seed its boots ran with (the same command and seed: the same bytes)."""
     hdr = ["# command: %s" % command,
-           "# kernel: Linux %s, %s %s; captured %s by `make transcripts`" % (
-               release, "host step; kernels:" if "host" in step else "variant", variant,
-               date),
+           "# kernel: Linux %s, %s %s; captured by `make transcripts`" % (
+               release, "host step; kernels:" if "host" in step else "variant", variant),
            "# seed: %d (the same command and seed print the same bytes: QEMU -icount, "
            "-seed; vm/qemu.py)" % seed]
     if step.get("filter"):
         hdr.append("# shown: the lines matching /%s/" % step["filter"])
     if step.get("limit"):
         hdr.append("# shown: the first %d lines and the last %d" % (step["limit"], TAIL))
+    if student:
+        hdr.append("# student: this step runs the student's code (%s): in your tree it shows "
+                   "what yours does" % ", ".join(student))
     return hdr
 
 
-def save_transcript(lab, step, shown, variant, bdir, body):
+def student_code(step, gdb_text, cmdline):
+    """The student files a step runs: a gdb file's sourced ones, the
+    student's module when the command line runs its scenarios."""
+    parts = student_gdb.split(gdb_text) if gdb_text else None
+    files = student_gdb.student_files(parts[0]) if parts else []
+    if vm.initramfs.student_of(cmdline):
+        files.append("labs/module/kasan_student.c")
+    return files
+
+
+def save_transcript(lab, step, shown, variant, bdir, body, student=()):
     path = transcript_path(lab, step["name"])
     os.makedirs(os.path.dirname(path), exist_ok=True)
     try:
         rel = vm.kernel_release(bdir)
     except OSError:
         rel = "(no kernel)"
-    hdr = transcript_header(step, shown[0], variant, rel, time.strftime("%Y-%m-%d"),
-                            vm.run_seed())
+    hdr = transcript_header(step, shown[0], variant, rel, vm.run_seed(), student)
     with open(path, "w") as f:
         f.write("\n".join(hdr + [body.rstrip("\n")]) + "\n")
 
@@ -492,9 +542,16 @@ def main(argv=None):
     ap.add_argument("--step", action="append")
     ap.add_argument("--interactive", action="store_true", help="`make lab`: gdb on a halted VM")
     ap.add_argument("--out", help="also write the results as JSON to this file")
+    ap.add_argument("--store-transcripts", action="store_true",
+                    help="keep the captured transcripts the pages show in labs/*/transcripts/")
     ap.add_argument("--list-variants", action="store_true",
                     help="print the kernels the labs need, comma-separated (make dist)")
     a = ap.parse_args(argv)
+    if a.store_transcripts:
+        kept, missing = store_transcripts()
+        print("transcripts: %d kept in labs/*/transcripts/%s" % (
+            kept, "; not captured: " + ", ".join(missing) if missing else ""))
+        return 1 if missing else 0
     if a.list_variants:
         print(",".join(labdata.needed_variants(labdata.load_all())))
         return 0

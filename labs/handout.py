@@ -49,16 +49,18 @@ def grader_only() -> Tuple[str, ...]:
 
 
 def exercise_runs() -> Tuple[str, ...]:
-    """The stored runs (labs/NN/runs/) of every step an exercise is graded
-    on: they hold the solutions' outputs and the outcomes predictions ask."""
+    """The stored runs (labs/NN/runs/) and kept transcripts (transcripts/)
+    of every step an exercise is graded on: they hold the solutions'
+    outputs and the outcomes predictions ask."""
     from labs import lab
     out = []
     for x in lab.load_all():
         steps = {e["step"] for e in x.exercises}
-        rdir = os.path.join(REPO, "labs", x.folder, "runs")
-        for f in sorted(os.listdir(rdir)) if os.path.isdir(rdir) else []:
-            if f.split(".")[0] in steps:
-                out.append(os.path.join("labs", x.folder, "runs", f))
+        for sub in ("runs", "transcripts"):
+            rdir = os.path.join(REPO, "labs", x.folder, sub)
+            for f in sorted(os.listdir(rdir)) if os.path.isdir(rdir) else []:
+                if f.split(".")[0] in steps:
+                    out.append(os.path.join("labs", x.folder, sub, f))
     return tuple(out)
 
 

@@ -150,7 +150,7 @@ def backtrace(lines: List[str]) -> List[Tuple[str, str]]:
 # A transcript (build/transcripts/LAB/STEP.txt): "# KEY: value" lines, then
 # the output.  Only these keys are header lines: an output line that starts
 # with "# " (KUnit's "# kasan: pass:...") stays output.
-TRANSCRIPT_KEYS = ("command", "kernel", "seed", "shown")
+TRANSCRIPT_KEYS = ("command", "kernel", "seed", "shown", "student")
 TRANSCRIPT_HEADER = re.compile(r"^# (%s): " % "|".join(TRANSCRIPT_KEYS))
 
 

@@ -27,7 +27,7 @@ import time
 
 import vm
 from tests import checklib
-from tests.check_class import (check_classroom, check_grade,
+from tests.check_class import (check_classroom, check_grade, check_transcripts_kept,
                                check_grade_student, check_handout, check_page_commands,
                                check_published_transcript, check_site)
 from tests.check_kernels import (check_checkpatch, check_decode, check_gdb_live,
@@ -46,6 +46,7 @@ CHECKS = [
     ("checkpatch", check_checkpatch),
     ("handout", lambda: check_handout(n_exercises())),
     ("sandbox", check_sandbox),
+    ("transcripts-kept", check_transcripts_kept),
     ("variant-swtags", lambda: check_variant("swtags", "sw_tags")),
     ("variant-generic", lambda: check_variant("generic", "generic")),
     ("variant-none", lambda: check_variant("none", None)),
@@ -78,6 +79,7 @@ CHECKS = [
 AFTER = {
     "decode": ("variant-swtags",),
     "transcript-again": ("grade",),
+    "transcripts-kept": ("grade",),
     "site": ("grade", "kernel-code"),
     "page-commands": ("pytest", "lint", "site", "grade"),
 }

@@ -277,3 +277,30 @@ def check_handout(n_exercises):
     ex = d["exercises"]
     record("handout: untouched, it scores 0 on every exercise", ex["done"] == 0
            and ex["total"] == n_exercises, "%d/%d done" % (ex["done"], ex["total"]))
+
+
+def check_transcripts_kept():
+    """The transcripts the pages show are kept in labs/*/transcripts/ (so
+    that a tree without kernels renders the whole site): make check's own
+    grading, live, must capture the very same bytes."""
+    from labs import grade as labgrade
+    from labs.lab import load_all
+    t0, n, bad = time.time(), 0, []
+    for lab in load_all():
+        for step in labgrade.shown_steps(lab):
+            for suffix, live in ((".txt", labgrade.transcript_path(lab.folder, step)),
+                                 (".read.json", labgrade.read_path(lab.folder, step))):
+                kept = labgrade.stored_path(lab.folder, step, suffix)
+                if not os.path.exists(kept):
+                    if suffix == ".txt":
+                        bad.append("%s/%s: not kept (make transcripts keeps it)" % (
+                            lab.folder, step))
+                    continue
+                n += 1
+                a = open(kept, errors="replace").read()
+                b = open(live, errors="replace").read() if os.path.exists(live) else ""
+                d = first_difference(a, b)
+                if d:
+                    bad.append("%s/%s%s: %s" % (lab.folder, step, suffix, d))
+    record("transcripts: the %d kept files equal make check's live capture, byte for byte"
+           % n, not bad, "%d differ or are missing" % len(bad), time.time() - t0, bad[:12])

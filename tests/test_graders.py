@@ -90,15 +90,15 @@ def test_control_is_evidence_only_when_it_ran_to_its_end():
 
 def test_host_step_header_names_its_kernels():
     from labs.grade import transcript_header
-    host = transcript_header({"name": "t", "host": ["x"]}, "$ x", "swtags, generic", "6.1",
-                             "2026-12-03", 7)
+    host = transcript_header({"name": "t", "host": ["x"]}, "$ x", "swtags, generic", "6.1", 7)
     assert host[1] == ("# kernel: Linux 6.1, host step; kernels: swtags, generic; captured "
-                       "2026-12-03 by `make transcripts`")
+                       "by `make transcripts`")
     boot = transcript_header({"name": "b", "filter": "BUG"}, "$ make boot", "generic", "6.1",
-                             "d", 7)
+                             7, ["labs/x/student/y.gdb"])
     assert boot[1].startswith("# kernel: Linux 6.1, variant generic;")
     assert boot[2].startswith("# seed: 7 ")
     assert boot[3] == "# shown: the lines matching /BUG/"
+    assert boot[4].startswith("# student: this step runs the student's code (labs/x/student/")
 
 
 def test_limit_keeps_the_head_and_tail_and_counts_the_rest():
@@ -109,8 +109,7 @@ def test_limit_keeps_the_head_and_tail_and_counts_the_rest():
     assert out[16] == "[... 81 lines left out ...]" and out[17:] == ["line 97", "line 98", "line 99"]
     short = "\n".join("line %d" % i for i in range(20))
     assert excerpt(short, 16) == short  # leaving out one line would not shorten it
-    hdr = transcript_header({"name": "b", "filter": "BUG", "limit": 16}, "$ x", "v", "6.1", "d",
-                            1)
+    hdr = transcript_header({"name": "b", "filter": "BUG", "limit": 16}, "$ x", "v", "6.1", 1)
     assert hdr[4] == "# shown: the first 16 lines and the last 3"
 
 

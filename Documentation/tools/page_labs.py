@@ -135,10 +135,15 @@ def cut_lines(lines, marks):
 def read_marks(lab, step, body):
     """One bool per line of BODY: is it a line the step's check read?
     (build/transcripts/LAB/STEP.read.json, written by make grade)."""
-    try:
-        with open(labgrade.read_path(lab, step)) as f:
-            read = set(json.load(f))
-    except (OSError, ValueError):
+    read = None
+    for path in (labgrade.stored_path(lab, step, ".read.json"), labgrade.read_path(lab, step)):
+        try:
+            with open(path) as f:
+                read = set(json.load(f))
+            break
+        except (OSError, ValueError):
+            continue
+    if read is None:
         return [False] * len(body)
     return [ln.strip() in read for ln in body]
 
@@ -163,13 +168,26 @@ def without_markers(lines):
     return kept, len(lines) - len(kept)
 
 
+def exercise_step(folder, step):
+    """The first exercise graded on this step in a student's copy (whose
+    stored runs and transcripts of such steps are left out), or ""."""
+    if not os.path.exists(os.path.join(REPO, "labs", "HANDOUT")):
+        return ""
+    lab = labdata.load_lab(folder)
+    return next((e["id"] for e in lab.exercises if e["step"] == step), "")
+
+
 def transcripts():
     """Snippets for every transcript a lab page asks for; report missing ones."""
     missing = []
     for d, text in lab_pages():
         for step in re.findall(r"^\s*\.\. include:: /build/gen/transcripts/%s/([\w.-]+)\.rst$"
                                % re.escape(d), text, re.M):
-            src = os.path.join(TRANSCRIPTS, d, step + ".txt")
+            # the kept transcript (labs/LAB/transcripts/, `make transcripts`),
+            # else one captured here and not kept yet
+            src = labgrade.stored_path(d, step)
+            if not os.path.exists(src):
+                src = os.path.join(TRANSCRIPTS, d, step + ".txt")
             if os.path.exists(src):
                 hdr, body = labdata.split_transcript(open(src, errors="replace").read())
                 body, nmark = without_markers(body)
@@ -193,6 +211,11 @@ def transcripts():
                            "%s\n%s\n" % (meta if meta else "", indent(
                                code(body, emphasize=[i + 1 for i, h in enumerate(hot) if h])
                                .splitlines(), 3)))
+            elif exercise_step(d, step):
+                # a handout leaves it out: its output is what an exercise asks
+                snippet = (".. note::\n\n   Your copy does not show this step's output: "
+                           "it is what exercise %s asks. ``make grade N=%d`` runs it on "
+                           "your machine.\n" % (exercise_step(d, step), int(d[:2])))
             else:
                 missing.append("%s/%s" % (d, step))
                 snippet = (".. warning::\n\n   Transcript ``%s/%s`` has not been captured on "

@@ -13,6 +13,7 @@ A lab declares its pictures in its steps.toml; nothing here names a lab:
 
 A picture whose run is not captured yet says which command captures it."""
 
+import lzma
 import os
 import re
 import tomllib
@@ -40,11 +41,21 @@ def not_captured(lab, what):
 
 
 def transcript(lab, step):
-    return read(labgrade.transcript_path(lab.folder, step))
+    """The kept transcript (labs/LAB/transcripts/), else this machine's."""
+    return read(labgrade.stored_path(lab.folder, step)) or \
+        read(labgrade.transcript_path(lab.folder, step))
 
 
 def serial_log(lab, step, control=False):
-    return read(labgrade.output_path(lab.folder, step, "control" if control else "serial"))
+    """This machine's serial log of a step, else its stored run (runs/)."""
+    live = read(labgrade.output_path(lab.folder, step, "control" if control else "serial"))
+    if live:
+        return live
+    path = os.path.join(lab.path("runs"), step + (".control.xz" if control else ".serial.xz"))
+    try:
+        return lzma.open(path, "rt", errors="replace").read()
+    except (OSError, lzma.LZMAError):
+        return None
 
 
 def scenario_report(log, scn):
