@@ -164,8 +164,15 @@ def tree_files() -> List[str]:
                   if f and os.path.isfile(os.path.join(REPO, f)))
 
 
+# A gdb file's note for the project's maintainers (`## ...`): the page shows
+# the file without them (Documentation/tools/page_labs.py), so does a handout
+GDB_NOTE = re.compile(r"^\s*##")
+
+
 def student_text(rel: str, text: str) -> str:
     text = strip(text, rel)
+    if rel.endswith(".gdb"):
+        text = "".join(ln for ln in text.splitlines(keepends=True) if not GDB_NOTE.match(ln))
     if TEACHER_LINE.search(text):
         text = "".join(ln for ln in text.splitlines(keepends=True)
                        if not TEACHER_LINE.search(ln))

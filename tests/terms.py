@@ -12,7 +12,10 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Terms that are names or common words too: checked only where they are a
 # word of their own (brk, ESR, TBI, MTE, KUnit).
 CHECKED = ("brk", "ESR", "TBI", "MTE", "KUnit", "granule", "shadow memory", "HWASan",
-           "stack depot")
+           "stack depot", "redzone", "SLAB_TYPESAFE_BY_RCU", "replay_break")
+# Terms that are identifiers, written as literals (``SLAB_TYPESAFE_BY_RCU``):
+# a literal of the term alone is a use of it too
+LITERAL = ("SLAB_TYPESAFE_BY_RCU", "replay_break")
 
 
 def glossary(repo=REPO):
@@ -52,6 +55,8 @@ def prose(text):
 
 def first_uses(text, terms):
     """{term: True if its first use is a :term: link} for the terms a page uses."""
+    for t in LITERAL:
+        text = text.replace("``%s``" % t, t)
     body = prose(text)
     out = {}
     for t in terms:

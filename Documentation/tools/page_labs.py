@@ -17,13 +17,14 @@ import os
 import re
 
 from labs import grade as labgrade
+from labs import handout
 from labs import lab as labdata
 from Documentation.tools.sitelib import (TRANSCRIPTS, code, excerpt, indent, rst_escape,
                                          write)
 from vm import REPO
 
 MARKER = re.compile(r"^\s*echo KT-GDB .*$|^KT-GDB \S+\s*$")  # a gdb file's, its output's
-NOTE = re.compile(r"^\s*##")                                   # the project's own note
+NOTE = handout.GDB_NOTE                                          # the project's own note
 WIDTH = 100       # a transcript line wider than the page is wrapped here
 CONT = "    \u21aa "  # and goes on on the next line after this mark
 

@@ -10,7 +10,8 @@
 #   shadow: XX XX XX XX XX XX XX XX XX
 # the shadow of the object's 8 granules and of the granule after it.
 # Use plain gdb (break, finish, printf, x); the shadow offset is
-# CONFIG_KASAN_SHADOW_OFFSET in the kernel's .config.
+# CONFIG_KASAN_SHADOW_OFFSET in the kernel's .config, in the directory
+# that `make -s builddir` prints.
 # TODO 1.3: your gdb commands
 break do_init_module
 continue
