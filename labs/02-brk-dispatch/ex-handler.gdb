@@ -4,6 +4,7 @@
 # that kasan_handler prints come out.
 source {repo}/labs/02-brk-dispatch/student/handler.gdb
 # kt-trusted:
+kasan-modsyms
 echo KT-GDB stop\n
 frame 0
 echo KT-GDB kernel\n
