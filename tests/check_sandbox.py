@@ -163,7 +163,8 @@ def seed1_lines():
         text = lzma.open(path, "rt").read()
     except (OSError, lzma.LZMAError):
         return []
-    return re.findall(r"^((?:pointer tag|memory tag|shadow): .*)$", text, re.M)
+    student = text.split("KT-GDB student\n", 1)[-1].split("\nKT-GDB ", 1)[0]
+    return re.findall(r"^((?:pointer tag|memory tag|shadow): .*)$", student, re.M)
 
 
 def make(args, cwd, log, env):
