@@ -31,7 +31,7 @@ TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py vm/record.
 	Documentation/tools/pictures.py Documentation/tools/provenance.py shared/tables.py gdb-scripts/kasan/modes.py
 
 .PHONY: all deps doctor kernel builddir boot run shell qemu-gdb gdb record replay lab grade handout test decode \
-	submit grade-class \
+	submit grade-class grade-merge autograder bench-class \
 	transcripts site check lint mutation bench bench-setup bench-collisions bench-decode fixtures clean \
 	dist import
 
@@ -140,7 +140,22 @@ submit:
 grade-class:
 	@$(if $(CLASS),,echo "kasan-tags: error: make grade-class needs CLASS=<dir of submissions> OUT=<dir>"; exit 2)
 	@$(if $(OUT),,echo "kasan-tags: error: make grade-class needs OUT=<dir for the results>"; exit 2)
-	@$(PY) -m labs.classroom grade-class "$(CLASS)" "$(OUT)" $(if $(N),-n $(N))
+	@$(PY) -m labs.classroom grade-class "$(CLASS)" "$(OUT)" $(if $(N),-n $(N)) \
+		$(if $(JOBS),--jobs "$(JOBS)") $(if $(SHARD),--shard "$(SHARD)")
+
+# Gradescope: build/autograder.zip (setup.sh, run_autograder, this checkout,
+# the kernels of make dist -- or KERNELS=archive -- and the course secret)
+autograder:
+	@$(PY) -m labs.autograder build $(if $(KERNELS),--kernels "$(KERNELS)")
+
+# Students per hour, each lab's time at one CPU, a grading's peak memory
+bench-class:
+	@$(PY) -m bench.class_grading $(BENCH_CLASS)
+
+# The slices of SHARD=i/n gradings, copied into one OUT: one summary
+grade-merge:
+	@$(if $(OUT),,echo "kasan-tags: error: make grade-merge needs OUT=<dir of grade-class results>"; exit 2)
+	@$(PY) -m labs.classroom grade-merge "$(OUT)"
 
 # The captured outputs the lab pages include are the grading runs' outputs.
 transcripts:

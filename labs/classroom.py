@@ -14,6 +14,7 @@
 """
 
 import argparse
+import concurrent.futures
 import csv
 import hashlib
 import hmac
@@ -33,7 +34,7 @@ import tomllib
 from typing import Dict, List, Optional, Tuple
 
 import vm
-from labs import handout
+from labs import grade, handout
 from labs import lab as labdata
 
 REPO = vm.REPO
@@ -307,7 +308,15 @@ def grade_one(entry: str, out_json: str, lab: Optional[str],
                     e["why"] = "holds only for %s, not for yours (%d) or the hidden one" % (
                         what, own)
                     break
+        for e in result["exercises"]["list"]:
+            # the points the exercise earns at every seed: the least of them
+            e["tier_points"] = {t: next((x["points"] for x in r["exercises"]["list"]
+                                         if x["id"] == e["id"]), 0) for t, r in tiers.items()}
+            e["points"] = min(e["tier_points"].values())
+            if e.get("why"):
+                e["points"] = 0
         result["exercises"]["done"] = sum(e["done"] for e in result["exercises"]["list"])
+        result["points"] = grade.points_of(result["exercises"]["list"])
         if "hidden" in tiers:
             result["checks"] += [dict(c, seed="hidden") for c in tiers["hidden"]["checks"]
                                  if c.get("exercise")]
@@ -327,34 +336,115 @@ def student_name(entry: str) -> str:
     return base
 
 
+def exercise_ids(rows: List[Dict]) -> List[str]:
+    return sorted({e["id"] for r in rows for e in r["result"]["exercises"]["list"]},
+                  key=lambda i: tuple(int(x) for x in i.split(".")))
+
+
+def reasons(res: Dict, ex_id: str) -> List[str]:
+    """The BAD lines of one exercise: its checks that failed, at each seed."""
+    out = ["%s%s: %s" % ("[hidden seed] " if c.get("seed") == "hidden" else "", c["check"],
+                         c["why"]) for c in res.get("checks", [])
+           if c.get("exercise") == ex_id and c["ok"] is False]
+    e = next((e for e in res["exercises"]["list"] if e["id"] == ex_id), {})
+    return ([e["why"]] if e.get("why") else []) + out
+
+
 def summary(rows: List[Dict], out_dir: str) -> None:
-    """summary.csv and summary.html: a row per student, a column per exercise."""
-    ids = sorted({e["id"] for r in rows for e in r["result"]["exercises"]["list"]},
-                 key=lambda i: tuple(int(x) for x in i.split(".")))
-    head = ["student", "seed", "exercises done", "score", "total"] + ids
+    """summary.csv, summary.json and summary.html: a row per student (sorted
+    by id), the points per lab and per exercise, the seed, the answers.
+    A function of the students' JSON only: the same class gives the same
+    bytes whatever JOBS or SHARD graded it."""
+    rows = sorted(rows, key=lambda r: r["student"])
+    ids = exercise_ids(rows)
+    labs = sorted({i.split(".")[0] for i in ids}, key=int)
+    head = ["student", "seed", "points", "max points", "exercises done", "exercises",
+            "demonstrations"] + ["lab %s" % x for x in labs] + ids + ["answers"]
     table = []
     for r in rows:
         res = r["result"]
-        done = {e["id"]: e["done"] for e in res["exercises"]["list"]}
-        table.append([r["student"], res.get("seed", ""), res["exercises"]["done"], res["score"],
-                      res["total"]]
-                     + [int(done.get(i, False)) for i in ids])
+        pts = res.get("points") or grade.points_of(res["exercises"]["list"])
+        by_id = {e["id"]: e for e in res["exercises"]["list"]}
+        demo = res.get("demonstrations", {"good": 0, "total": 0})
+        ans = r["student"] + ".answers.md"
+        table.append([r["student"], res.get("seed", ""), pts["earned"], pts["max"],
+                      res["exercises"]["done"], res["exercises"]["total"],
+                      "%d/%d" % (demo["good"], demo["total"])]
+                     + [pts["labs"].get(x, {}).get("earned", 0) for x in labs]
+                     + [by_id[i]["points"] if i in by_id else "" for i in ids]
+                     + [ans if os.path.exists(os.path.join(out_dir, ans)) else ""])
     with open(os.path.join(out_dir, "summary.csv"), "w", newline="") as f:
-        w = csv.writer(f)
+        w = csv.writer(f, lineterminator="\n")
         w.writerow(head)
         w.writerows(table)
-    cells = "".join("<tr>%s</tr>\n" % "".join("<td>%s</td>" % html.escape(str(c)) for c in row)
-                    for row in table)
+    with open(os.path.join(out_dir, "summary.json"), "w") as f:
+        json.dump({"columns": head, "rows": table}, f, indent=1)
+        f.write("\n")
     with open(os.path.join(out_dir, "summary.html"), "w") as f:
-        f.write("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kasan-tags: "
-                "class results</title></head><body>\n<table border=\"1\">\n<tr>%s</tr>\n%s"
-                "</table>\n</body></html>\n" % ("".join("<th>%s</th>" % html.escape(h)
-                                                        for h in head), cells))
+        f.write(summary_html(rows, head, table, ids))
 
 
-def grade_class(class_dir: str, out_dir: str, lab: Optional[str] = None) -> List[Dict]:
+SORT_JS = """
+document.querySelectorAll('th').forEach(function (th, col) {
+  th.addEventListener('click', function () {
+    var body = th.closest('table').tBodies[0], up = th.dataset.up !== '1';
+    th.dataset.up = up ? '1' : '0';
+    Array.from(body.rows).sort(function (a, b) {
+      var x = a.cells[col].dataset.v, y = b.cells[col].dataset.v;
+      var n = parseFloat(x) - parseFloat(y);
+      return (isNaN(n) ? x.localeCompare(y) : n) * (up ? 1 : -1);
+    }).forEach(function (r) { body.appendChild(r); });
+  });
+});
+"""
+
+
+def summary_html(rows: List[Dict], head: List[str], table: List[List], ids: List[str]) -> str:
+    """A page a teacher reads: sortable by any column (click its header),
+    each exercise's BAD reasons one click away (its cell)."""
+    def cell(v: object, extra: str = "") -> str:
+        return "<td data-v=\"%s\">%s%s</td>" % (html.escape(str(v)), html.escape(str(v)), extra)
+    out = []
+    for r, row in zip(rows, table):
+        cells = []
+        for name, v in zip(head, row):
+            if name in ids:
+                why = reasons(r["result"], name)
+                cells.append(cell(v, "<details><summary>why</summary><ul>%s</ul></details>" % (
+                    "".join("<li>%s</li>" % html.escape(w) for w in why)) if why else ""))
+            elif name == "answers" and v:
+                cells.append("<td data-v=\"%s\"><a href=\"%s\">answers</a></td>" % (
+                    html.escape(v), html.escape(v)))
+            else:
+                cells.append(cell(v))
+        out.append("<tr>%s</tr>\n" % "".join(cells))
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kasan-tags: class "
+            "results</title><style>td,th{border:1px solid #999;padding:2px 6px}"
+            "th{cursor:pointer}table{border-collapse:collapse}</style></head><body>\n"
+            "<p>%d students. Click a column's header to sort by it; an exercise's cell opens "
+            "the reasons it lost points.</p>\n<table>\n<thead><tr>%s</tr></thead>\n<tbody>\n"
+            "%s</tbody></table>\n<script>%s</script>\n</body></html>\n" % (
+                len(rows), "".join("<th>%s</th>" % html.escape(h) for h in head), "".join(out),
+                SORT_JS))
+
+
+def shard_of(text: Optional[str]) -> Optional[Tuple[int, int]]:
+    """SHARD=i/n as (i, n), 1 <= i <= n; None when not given."""
+    if not text:
+        return None
+    m = re.fullmatch(r"(\d+)/(\d+)", text.strip())
+    if not m or not 1 <= int(m.group(1)) <= int(m.group(2)):
+        raise vm.KtError("SHARD must be i/n with 1 <= i <= n (not %r)" % text)
+    return int(m.group(1)), int(m.group(2))
+
+
+def grade_class(class_dir: str, out_dir: str, lab: Optional[str] = None, jobs: int = 1,
+                shard: Optional[Tuple[int, int]] = None) -> List[Dict]:
     """Grade every entry of class_dir (NAME.tar.gz or a tree NAME/): NAME is
-    the student id, whose seeds come from the course secret."""
+    the student id, whose seeds come from the course secret.  JOBS students
+    at a time; SHARD=i/n grades the entries i, i+n, i+2n, ... (sorted by
+    name) and the summary then covers every student whose results are in
+    OUT, so that the slices of n machines merge (grade_merge)."""
     if not os.path.isdir(class_dir):
         raise vm.KtError("CLASS=%s is not a directory of submissions or student trees"
                          % class_dir)
@@ -362,38 +452,73 @@ def grade_class(class_dir: str, out_dir: str, lab: Optional[str] = None) -> List
                      if not e.startswith("."))
     if not entries:
         raise vm.KtError("CLASS=%s is empty" % class_dir)
+    if jobs < 1:
+        raise vm.KtError("JOBS must be 1 or more (not %d)" % jobs)
     os.makedirs(out_dir, exist_ok=True)
     secret = course_secret()
     names = [student_name(e) for e in entries]
+    for n in names:
+        check_id(n)
     seeds = {n: seeds_of(n, secret) for n in names}
-    # the classmates whose files of an exercise are the very same
+    # the classmates whose files of an exercise are the very same (the whole
+    # class, whatever the shard: the same twins on every machine)
     digests = {n: file_digests(e) for n, e in zip(names, entries)}
     by_ex = {ex["id"]: ex["files"] for x in labdata.load_all() for ex in x.exercises}
-    rows = []
-    for entry, name in zip(entries, names):
+    mine = [(e, n) for k, (e, n) in enumerate(zip(entries, names))
+            if shard is None or k % shard[1] == shard[0] - 1]
+
+    def one(item: Tuple[str, str]) -> Dict:
+        entry, name = item
         twins = {}
         for ex_id, files in by_ex.items():
-            mine = [digests[name].get(f) for f in files]
-            if None in mine:
-                continue
-            twins[ex_id] = [(o, seeds[o][0]) for o in names if o != name
-                            and [digests[o].get(f) for f in files] == mine]
+            theirs = [digests[name].get(f) for f in files]
+            if None not in theirs:
+                twins[ex_id] = [(o, seeds[o][0]) for o in names if o != name
+                                and [digests[o].get(f) for f in files] == theirs]
         res = grade_one(entry, os.path.join(out_dir, name + ".json"), lab, seeds[name], twins)
         res["claimed"] = claimed(entry)
         keep_answers(entry, os.path.join(out_dir, name + ".answers.md"))
         with open(os.path.join(out_dir, name + ".json"), "w") as f:
-            json.dump(res, f, indent=1)
-        rows.append({"student": name, "result": res})
-        print("grade-class: %s (seed %d and a hidden one): %d/%d exercises, score %d/%d "
-              "(files taken: %d)" % (name, seeds[name][0], res["exercises"]["done"],
-                                     res["exercises"]["total"], res["score"], res["total"],
-                                     len(res["taken"])), flush=True)
+            json.dump(res, f, indent=1, sort_keys=True)
+            f.write("\n")
+        print("grade-class: %s (seed %d and a hidden one): %g/%d points, %d/%d exercises "
+              "(files taken: %d)" % (name, seeds[name][0], res["points"]["earned"],
+                                     res["points"]["max"], res["exercises"]["done"],
+                                     res["exercises"]["total"], len(res["taken"])), flush=True)
         for e in res["exercises"]["list"]:
             if e.get("why"):
                 print("grade-class: %s: exercise %s %s" % (name, e["id"], e["why"]), flush=True)
+        return {"student": name, "result": res}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        rows = list(pool.map(one, mine))
+    merged = grade_merge(out_dir)
+    print("grade-class: %d students graded here%s; %d in %s" % (
+        len(rows), " (shard %d/%d)" % shard if shard else "", len(merged),
+        os.path.join(out_dir, "summary.{csv,json,html}")))
+    return rows
+
+
+def grade_merge(out_dir: str) -> List[Dict]:
+    """The summary of every student's results found in out_dir (the slices
+    of SHARD=i/n gradings copied into one directory): `make grade-merge`."""
+    if not os.path.isdir(out_dir):
+        raise vm.KtError("OUT=%s is not a directory of grade-class results" % out_dir)
+    rows = []
+    for f in sorted(os.listdir(out_dir)):
+        name = f[:-len(".json")]
+        if not f.endswith(".json") or f == "summary.json" or not STUDENT_ID.match(name):
+            continue
+        try:
+            with open(os.path.join(out_dir, f)) as fh:
+                res = json.load(fh)
+            res["exercises"]["list"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise vm.KtError("%s is not a student's results (%s)" % (os.path.join(out_dir, f), e))
+        rows.append({"student": name, "result": res})
+    if not rows:
+        raise vm.KtError("OUT=%s holds no student's results (make grade-class writes them)"
+                         % out_dir)
     summary(rows, out_dir)
-    print("grade-class: %d students; %s and %s" % (
-        len(rows), os.path.join(out_dir, "summary.csv"), os.path.join(out_dir, "summary.html")))
     return rows
 
 
@@ -423,14 +548,24 @@ def main(argv: Optional[List[str]] = None) -> int:
     g.add_argument("class_dir")
     g.add_argument("out_dir")
     g.add_argument("-n", "--lab", help="grade one lab only (its number)")
+    g.add_argument("--jobs", default="1", help="students graded at once")
+    g.add_argument("--shard", help="i/n: grade one slice of the class")
+    m = sub.add_parser("grade-merge")
+    m.add_argument("out_dir")
     a = ap.parse_args(argv)
     try:
         if a.cmd == "submit":
             print("submit: %s (%d files declared by the exercises, and %s)" % (
                 submit(), len(declared_files()) - 1, ANSWERS))
+        elif a.cmd == "grade-merge":
+            rows = grade_merge(a.out_dir)
+            print("grade-merge: %d students in %s" % (
+                len(rows), os.path.join(a.out_dir, "summary.{csv,json,html}")))
         else:
+            if not a.jobs.isdigit():
+                raise vm.KtError("JOBS must be a number (not %r)" % a.jobs)
             vm.install_signal_handlers()
-            grade_class(a.class_dir, a.out_dir, a.lab)
+            grade_class(a.class_dir, a.out_dir, a.lab, int(a.jobs), shard_of(a.shard))
     except vm.KtError as e:
         print("kasan-tags: error: %s" % e)
         return 2

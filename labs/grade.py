@@ -425,6 +425,26 @@ def grade_exercise(lab, ex, run, runs):
     return results or [("the check said something", False, "no results")]
 
 
+def credit(points, results):
+    """An exercise's points: its share of GOOD checks (partial credit where
+    it has several), rounded to hundredths; a TEACHER check earns nothing
+    here (the teacher's grading decides)."""
+    if not results:
+        return 0
+    return round(points * sum(ok is True for _, ok, _ in results) / len(results), 2)
+
+
+def points_of(exercises):
+    """{"earned", "max", "labs": {LAB: {"earned", "max"}}} of exercise records."""
+    labs = {}
+    for e in exercises:
+        lab = labs.setdefault(e["id"].split(".")[0], {"earned": 0, "max": 0})
+        lab["earned"] = round(lab["earned"] + e["points"], 2)
+        lab["max"] += e["max_points"]
+    return {"earned": round(sum(e["points"] for e in exercises), 2),
+            "max": sum(e["max_points"] for e in exercises), "labs": labs}
+
+
 class Tally:
     """What `make grade` prints and --out writes: every check, and per
     exercise done (all its checks GOOD) or not.  A check whose ok is None
@@ -450,9 +470,11 @@ class Tally:
             pending = bool(mine) and all(mine) and not done
             self.exercises.append({"id": exercise["id"], "title": exercise["title"],
                                    "files": exercise["files"], "done": done,
-                                   "teacher": pending})
-            print("%s exercise %s: %s%s" % (
+                                   "teacher": pending, "max_points": exercise["points"],
+                                   "points": credit(exercise["points"], results)})
+            print("%s exercise %s: %s (%g/%d points)%s" % (
                 "GOOD" if done or pending else "BAD ", exercise["id"], exercise["title"],
+                self.exercises[-1]["points"], exercise["points"],
                 " (what your copy can check; your teacher's grading checks the rest)"
                 if pending else ""), flush=True)
 
@@ -465,6 +487,7 @@ class Tally:
                 "teacher_only": len(self.checks) - len(graded),
                 "exercises": {"done": sum(e["done"] for e in self.exercises),
                               "total": len(self.exercises), "list": self.exercises},
+                "points": points_of(self.exercises),
                 "checks": self.checks}
 
 
@@ -494,7 +517,8 @@ def grade(selected, only_steps=None, out=None):
             if bad and run is not None:
                 print("     logs kept: %s" % " ".join(run.paths), flush=True)
     s = tally.summary()
-    print("Exercises: %d/%d done" % (s["exercises"]["done"], s["exercises"]["total"]))
+    print("Exercises: %d/%d done, %g/%d points" % (
+        s["exercises"]["done"], s["exercises"]["total"], s["points"]["earned"], s["points"]["max"]))
     print("Score: %d/%d  (SEED=%d, %.0f s)"
           % (s["score"], s["total"], s["seed"], time.time() - t_all))
     if out:

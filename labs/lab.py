@@ -41,6 +41,7 @@ EXERCISE_KEYS: Dict[str, Any] = {
     "files": list,          # the files the student edits (relative to the checkout)
     "difficulty": str,      # easy, moderate or hard (the start page; 6.S081's scale)
     "minutes": int,         # about how long it takes a student
+    "points": int,          # what it is worth; partial credit: the share of its checks GOOD
     "sites": list,          # optional (lab 8): the sites the exercise names, masked in the table
 }
 EXERCISE_OPTIONAL = ("sites",)

@@ -2,8 +2,6 @@
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """make submit and make grade-class's pure parts (labs/classroom.py): what is
 taken from a student, and the class summary."""
-import csv
-import os
 import tarfile
 
 import pytest
@@ -63,17 +61,7 @@ def test_take_from_an_archive_ignores_other_members(tmp_path):
         classroom.take(str(tmp_path / "missing.tar.gz"), str(dest))
 
 
-def test_summary_has_a_row_per_student_and_a_column_per_exercise(tmp_path):
-    def res(done):
-        return {"score": 3, "total": 4, "seed": 7, "exercises": {"done": sum(done.values()), "total": 2,
-                "list": [{"id": i, "done": d} for i, d in done.items()]}}
-    rows = [{"student": "ann", "result": res({"1.1": True, "1.2": False})},
-            {"student": "bob", "result": res({"1.1": False, "1.2": False})}]
-    classroom.summary(rows, str(tmp_path))
-    table = list(csv.reader(open(os.path.join(tmp_path, "summary.csv"))))
-    assert table[0] == ["student", "seed", "exercises done", "score", "total", "1.1", "1.2"]
-    assert table[1] == ["ann", "7", "1", "3", "4", "1", "0"] and table[2][2] == "0"
-    assert "<td>ann</td>" in open(os.path.join(tmp_path, "summary.html")).read()
+def test_student_names():
     assert classroom.student_name("/c/ann.tar.gz") == "ann"
     assert classroom.student_name("/c/bob/") == "bob"
 
@@ -82,7 +70,7 @@ def test_teacher_only_checks_count_neither_way():
     from labs import grade
     t = grade.Tally()
     t.add("01-x", "s", [("a", True, ""), ("b", None, "graded by your teacher")], 0.0,
-          exercise={"id": "1.1", "title": "t", "files": []})
+          exercise={"id": "1.1", "title": "t", "files": [], "points": 2})
     s = t.summary()
     assert (s["score"], s["total"], s["teacher_only"]) == (1, 1, 1)
     ex = s["exercises"]["list"][0]

@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
+"""Gradescope: `make autograder` writes the autograder zip, and its
+run_autograder grades one submission with the code of `make grade-class`.
+
+    build/autograder.zip
+      setup.sh          Gradescope runs it once, as root, on a fresh image:
+                        make deps, then make import of the kernels
+      run_autograder    grades $AUTOGRADER_ROOT/submission (default
+                        /autograder) into results/results.json
+      source/           this checkout (git archive of HEAD, with the
+                        grader-only files), the kernels (make dist), and
+                        the course secret, which students never see
+
+results.json follows Gradescope's specification: one test per exercise
+and seed -- the student's own seed (visible at once) and the hidden one
+(visibility "after_due_date") -- each worth half the exercise's points,
+with the reasons it lost points as its output.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import zipfile
+from typing import Dict, List, Optional
+
+import vm
+from labs import classroom
+from labs import lab as labdata
+
+REPO = vm.REPO
+ROOT_ENV = "AUTOGRADER_ROOT"
+OUT = os.path.join(REPO, "build", "autograder.zip")
+
+SETUP = """#!/bin/sh
+# Gradescope's setup: the packages, then the kernels the labs need.
+set -eu
+cd /autograder/source
+make deps </dev/null
+make import FILE=/autograder/source/kasan-tags-kernels.tar.zst </dev/null
+"""
+
+RUN = """#!/bin/sh
+# Gradescope runs this for each submission (files in /autograder/submission).
+cd /autograder/source
+KASAN_TAGS_COURSE_SECRET=/autograder/source/course-secret \\
+    exec /usr/bin/python3 -m labs.autograder run
+"""
+
+
+def student_id(root: str) -> str:
+    """The submitter's id: Gradescope's submission_metadata.json (the
+    first user's sid, else the part of the email before @), or 'student'."""
+    try:
+        with open(os.path.join(root, "submission_metadata.json")) as f:
+            user = (json.load(f).get("users") or [{}])[0]
+    except (OSError, ValueError, AttributeError, IndexError):
+        user = {}
+    for key in ("sid", "email", "name"):
+        v = str(user.get(key) or "").split("@")[0]
+        v = "".join(c if c.isalnum() or c in "._-" else "-" for c in v).strip("-._")
+        if v:
+            return v[:64]
+    return "student"
+
+
+def results(res: Dict) -> Dict:
+    """Gradescope's results.json of one grade-class result."""
+    titles = {ex["id"]: ex["title"] for x in labdata.load_all() for ex in x.exercises}
+    tests = []
+    for e in res["exercises"]["list"]:
+        half = e["max_points"] / 2
+        why = classroom.reasons(res, e["id"])
+        tiers = e.get("tier_points") or {"own": e["points"]}
+        for tier, label, vis in (("own", "your seed %s" % res.get("seed"), "visible"),
+                                 ("hidden", "the hidden seed", "after_due_date")):
+            got = tiers.get(tier, tiers["own"])
+            mine = [w for w in why if w.startswith("[hidden seed] ") == (tier == "hidden")]
+            if e.get("why"):
+                got, mine = 0, [e["why"]] + mine
+            tests.append({"name": "%s %s (%s)" % (e["id"], titles.get(e["id"], ""), label),
+                          "score": round(got * half / e["max_points"], 2) if e["max_points"]
+                          else 0, "max_score": half,
+                          "output": "\n".join(mine) or "All checks GOOD.",
+                          "visibility": vis})
+    demo = res.get("demonstrations", {"good": 0, "total": 0})
+    return {"score": round(sum(t["score"] for t in tests), 2), "tests": tests,
+            "output": "kasan-tags: seed %s; demonstrations %d/%d GOOD; %d/%d exercises done." % (
+                res.get("seed"), demo["good"], demo["total"], res["exercises"]["done"],
+                res["exercises"]["total"]),
+            "visibility": "visible", "stdout_visibility": "hidden"}
+
+
+def run(root: Optional[str] = None, lab: Optional[str] = None) -> str:
+    """Grade root/submission; write root/results/results.json; its path."""
+    root = root or os.environ.get(ROOT_ENV) or "/autograder"
+    sub = os.path.join(root, "submission")
+    if not os.path.isdir(sub):
+        raise vm.KtError("no submission directory %s" % sub)
+    archives = [f for f in os.listdir(sub) if f.endswith((".tar.gz", ".tgz"))]
+    if len(archives) == 1 and not os.path.isdir(os.path.join(sub, "labs")):
+        sub = os.path.join(sub, archives[0])     # the archive of `make submit`, uploaded
+    sid = student_id(root)
+    seeds = classroom.seeds_of(sid)
+    work = tempfile.mkdtemp(prefix="kt-autograder-")
+    try:
+        res = classroom.grade_one(sub, os.path.join(work, sid + ".json"), lab, seeds, {})
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    out = os.path.join(root, "results", "results.json")
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump(results(res), f, indent=1)
+        f.write("\n")
+    return out
+
+
+def build(out: str = OUT, kernels: Optional[str] = None) -> str:
+    """Write the autograder zip; kernels: a `make dist` archive (made now
+    if not given)."""
+    secret = classroom.course_secret()
+    tmp = tempfile.mkdtemp(prefix="kt-autograder-zip-")
+    try:
+        if not kernels:
+            kernels = os.path.join(tmp, "kasan-tags-kernels.tar.zst")
+            p = subprocess.run(["make", "-s", "-C", REPO, "dist", "DIST_FILE=" + kernels],
+                               capture_output=True, text=True)
+            if p.returncode:
+                raise vm.KtError("make dist failed: %s" % (p.stdout + p.stderr).strip()[-300:])
+        src = os.path.join(tmp, "source.tar")
+        p = subprocess.run(["git", "-C", REPO, "archive", "--format=tar", "-o", src, "HEAD"],
+                           capture_output=True, text=True)
+        if p.returncode:
+            raise vm.KtError("git archive failed: %s" % p.stderr.strip())
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        with zipfile.ZipFile(out + ".tmp", "w", zipfile.ZIP_DEFLATED) as z:
+            for name, text in (("setup.sh", SETUP), ("run_autograder", RUN)):
+                info = zipfile.ZipInfo(name)
+                info.external_attr = 0o755 << 16
+                z.writestr(info, text)
+            with tarfile.open(src) as t:
+                for m in t.getmembers():
+                    if m.isfile():
+                        f = t.extractfile(m)
+                        assert f is not None
+                        info = zipfile.ZipInfo("source/" + m.name)
+                        info.external_attr = (m.mode & 0o777) << 16
+                        z.writestr(info, f.read())
+            z.write(kernels, "source/kasan-tags-kernels.tar.zst")
+            z.writestr("source/course-secret", secret + b"\n")
+        os.replace(out + ".tmp", out)
+        return out
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    ap = argparse.ArgumentParser(prog="labs/autograder.py")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("build")
+    b.add_argument("--out", default=OUT)
+    b.add_argument("--kernels", help="a make dist archive (default: made now)")
+    r = sub.add_parser("run")
+    r.add_argument("-n", "--lab", help="grade one lab only")
+    a = ap.parse_args(argv)
+    try:
+        if a.cmd == "build":
+            print("autograder: %s (setup.sh, run_autograder, source/)" % build(a.out, a.kernels))
+        else:
+            vm.install_signal_handlers()
+            print("autograder: %s" % run(lab=a.lab))
+    except vm.KtError as e:
+        print("kasan-tags: error: %s" % e)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
+"""A class at scale, without a kernel: points and partial credit, the
+summary's bytes whatever the order, SHARD, grade-merge, and Gradescope's
+results.json (its specification checked here)."""
+import json
+import os
+
+import pytest
+
+from labs import autograder, classroom, grade
+
+
+def result(student_points, seed=5, why=None):
+    """A grade-class result: {exercise id: (points, max, tiers)}."""
+    exs = []
+    for i, (pts, mx) in student_points.items():
+        e = {"id": i, "title": "t" + i, "files": [], "done": pts == mx, "max_points": mx,
+             "points": pts, "tier_points": {"own": pts, "hidden": pts}}
+        if why and i in why:
+            e["why"] = why[i]
+        exs.append(e)
+    return {"seed": seed, "score": 1, "total": 2, "demonstrations": {"good": 1, "total": 1},
+            "exercises": {"done": sum(e["done"] for e in exs), "total": len(exs), "list": exs},
+            "points": grade.points_of(exs),
+            "checks": [{"exercise": "1.1", "check": "c", "ok": False, "why": "wrong",
+                        "seed": "hidden"}]}
+
+
+def test_partial_credit_is_the_share_of_good_checks():
+    assert grade.credit(3, [("a", True, ""), ("b", False, ""), ("c", True, "")]) == 2
+    assert grade.credit(2, [("a", None, ""), ("b", True, "")]) == 1   # TEACHER earns nothing here
+    assert grade.credit(5, []) == 0
+    p = grade.points_of([{"id": "1.1", "points": 1.5, "max_points": 2},
+                         {"id": "2.1", "points": 2, "max_points": 2}])
+    assert p == {"earned": 3.5, "max": 4, "labs": {"1": {"earned": 1.5, "max": 2},
+                                                   "2": {"earned": 2, "max": 2}}}
+
+
+def test_every_exercise_has_points():
+    from labs import lab
+    assert all(ex["points"] > 0 for x in lab.load_all() for ex in x.exercises)
+
+
+def test_the_summary_is_the_same_bytes_whatever_the_order(tmp_path):
+    rows = [{"student": "bob", "result": result({"1.1": (2, 2), "1.2": (0, 2)})},
+            {"student": "ann", "result": result({"1.1": (1, 2), "1.2": (0, 2)}, seed=9)}]
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "ann.answers.md").write_text("1. yes\n")
+    (b / "ann.answers.md").write_text("1. yes\n")
+    classroom.summary(rows, str(a))
+    classroom.summary(rows[::-1], str(b))
+    for f in ("summary.csv", "summary.json", "summary.html"):
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f
+    csv = (a / "summary.csv").read_text().splitlines()
+    assert csv[0].startswith("student,seed,points,max points,exercises done")
+    assert csv[1].startswith("ann,9,1,4,") and csv[1].endswith("ann.answers.md")
+    page = (a / "summary.html").read_text()
+    assert "<details><summary>why</summary>" in page and "[hidden seed] c: wrong" in page
+
+
+def test_grade_merge_joins_the_slices(tmp_path):
+    for name, pts in (("ann", 1), ("bob", 2)):
+        (tmp_path / (name + ".json")).write_text(json.dumps(result({"1.1": (pts, 2)})))
+    rows = classroom.grade_merge(str(tmp_path))
+    assert [r["student"] for r in rows] == ["ann", "bob"]
+    assert (tmp_path / "summary.csv").exists()
+    (tmp_path / "carol.json").write_text("{not json")
+    with pytest.raises(Exception, match="not a student's results"):
+        classroom.grade_merge(str(tmp_path))
+
+
+def test_shards_are_checked():
+    assert classroom.shard_of("2/3") == (2, 3) and classroom.shard_of("") is None
+    for bad in ("0/3", "4/3", "x", "1/0"):
+        with pytest.raises(Exception, match="SHARD must be"):
+            classroom.shard_of(bad)
+
+
+# Gradescope's results.json (its documentation, "Autograder Specifications"):
+# top-level keys, and the keys and types of a test
+TOP = {"score", "execution_time", "output", "output_format", "test_output_format",
+       "test_name_format", "visibility", "stdout_visibility", "extra_data", "tests",
+       "leaderboard"}
+TEST = {"score": (int, float), "max_score": (int, float), "status": str, "name": str,
+        "name_format": str, "number": str, "output": str, "output_format": str,
+        "tags": list, "visibility": str, "extra_data": dict}
+VISIBILITY = {"hidden", "after_due_date", "after_published", "visible"}
+
+
+def valid(results):
+    """The ways `results` breaks Gradescope's specification: []."""
+    bad = ["unknown top-level key %r" % k for k in results if k not in TOP]
+    if not isinstance(results.get("tests"), list):
+        return bad + ["no tests list"]
+    for t in results["tests"]:
+        bad += ["test key %r" % k for k in t if k not in TEST]
+        bad += ["test %r: %s is not %s" % (t.get("name"), k, TEST[k]) for k in t
+                if k in TEST and not isinstance(t[k], TEST[k])]
+        if t.get("visibility", "visible") not in VISIBILITY:
+            bad.append("visibility %r" % t["visibility"])
+        if t.get("score", 0) > t.get("max_score", 0):
+            bad.append("test %r scores over its max" % t.get("name"))
+    if results.get("visibility", "visible") not in VISIBILITY:
+        bad.append("top-level visibility")
+    return bad
+
+
+def test_results_json_follows_gradescope_with_points_and_a_hidden_tier():
+    r = autograder.results(result({"1.1": (2, 2), "1.3": (0, 3)},
+                                  why={"1.3": "holds only for SEED=1"}))
+    assert valid(r) == []
+    assert sum(t["max_score"] for t in r["tests"]) == 5 and r["score"] == 2
+    hidden = [t for t in r["tests"] if t["visibility"] == "after_due_date"]
+    assert len(hidden) == 2 and all("hidden seed" in t["name"] for t in hidden)
+    assert any("holds only for SEED=1" in t["output"] for t in r["tests"])
+
+
+def test_run_autograder_on_a_simulated_root(tmp_path, monkeypatch):
+    root = tmp_path / "autograder"
+    (root / "submission").mkdir(parents=True)
+    (root / "submission_metadata.json").write_text(json.dumps(
+        {"users": [{"email": "ann.lee@example.edu", "name": "Ann"}]}))
+    got = {}
+
+    def fake(entry, out_json, lab, seeds, twins):
+        got.update(entry=entry, seeds=seeds)
+        return result({"1.1": (1, 2)}, seed=seeds[0])
+    monkeypatch.setenv("KASAN_TAGS_COURSE_SECRET", str(tmp_path / "secret"))
+    (tmp_path / "secret").write_text("a secret of at least sixteen bytes\n")
+    monkeypatch.setattr(classroom, "grade_one", fake)
+    monkeypatch.setenv(autograder.ROOT_ENV, str(root))
+    out = autograder.run()
+    r = json.loads(open(out).read())
+    assert out == os.path.join(str(root), "results", "results.json") and valid(r) == []
+    assert got["seeds"] == classroom.seeds_of("ann.lee", b"a secret of at least sixteen bytes")
+    assert r["tests"][0]["name"].startswith("1.1 ") and r["tests"][0]["score"] == 0.5
