@@ -29,7 +29,7 @@ import threading
 import time
 
 from labs.lab import by_number
-from tests.checklib import OUT, REPO, kept_env, record
+from tests.checklib import OUT, PY, REPO, kept_env, record
 
 TOP = os.path.join(OUT, "sandbox")
 
@@ -174,6 +174,74 @@ def make(args, cwd, log, env):
     return p.returncode, open(log, errors="replace").read()
 
 
+SUMMARY = ("summary.csv", "summary.json", "summary.html")
+
+
+def ex_points(ex_id):
+    from labs.lab import load_all
+    return next(e["points"] for x in load_all() for e in x.exercises if e["id"] == ex_id)
+
+
+def summary_bytes(results):
+    return {f: open(os.path.join(results, f), "rb").read() for f in SUMMARY
+            if os.path.exists(os.path.join(results, f))}
+
+
+def scale(trees, results, env):
+    """The same class again with JOBS=2, then in two shards merged: the
+    summary must be the same bytes (the kept runs make the second and third
+    gradings fast; the orchestration is what is checked)."""
+    t0 = time.time()
+    first = summary_bytes(results)
+    rc, out = make(["-C", REPO, "grade-class", "CLASS=" + trees, "OUT=" + results, "N=1",
+                    "JOBS=2"], REPO, os.path.join(TOP, "grade-class-jobs2.out"), env)
+    record("sandbox: grade-class JOBS=2 gives the same summary, byte for byte",
+           rc == 0 and summary_bytes(results) == first, "exit %d" % rc, time.time() - t0,
+           [] if rc == 0 else out.strip().splitlines()[-5:])
+    t0 = time.time()
+    for f in os.listdir(results):
+        if f.endswith(".json") or f.startswith("summary."):
+            os.unlink(os.path.join(results, f))
+    rcs = [make(["-C", REPO, "grade-class", "CLASS=" + trees, "OUT=" + results, "N=1",
+                 "SHARD=%d/2" % i], REPO, os.path.join(TOP, "shard%d.out" % i), env)[0]
+           for i in (1, 2)]
+    for f in SUMMARY:
+        if os.path.exists(os.path.join(results, f)):
+            os.unlink(os.path.join(results, f))
+    rc, out = make(["grade-merge", "OUT=" + results], REPO, os.path.join(TOP, "merge.out"), env)
+    record("sandbox: SHARD=1/2 and 2/2, then make grade-merge: the same summary, byte for byte",
+           rcs == [0, 0] and rc == 0 and summary_bytes(results) == first,
+           "exits %s, merge %d" % (rcs, rc), time.time() - t0)
+    autograder_run(trees, env)
+
+
+def autograder_run(trees, env):
+    """run_autograder on a simulated /autograder tree: bob's submission."""
+    t0 = time.time()
+    root = os.path.join(TOP, "autograder")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(os.path.join(root, "submission"))
+    lab1 = os.path.join("labs", by_number(1).folder, "student")
+    shutil.copytree(os.path.join(trees, "bob", lab1), os.path.join(root, "submission", lab1))
+    with open(os.path.join(root, "submission_metadata.json"), "w") as f:
+        json.dump({"users": [{"email": "bob@example.edu"}]}, f)
+    p = subprocess.run([PY, "-m", "labs.autograder", "run", "-n", "1"], cwd=REPO,
+                       env=dict(env, AUTOGRADER_ROOT=root), capture_output=True, text=True)
+    try:
+        r = json.load(open(os.path.join(root, "results", "results.json")))
+    except (OSError, ValueError):
+        r = {}
+    from tests.test_class_scale import valid
+    tests = r.get("tests", [])
+    ok = p.returncode == 0 and tests and valid(r) == [] and \
+        any(t["visibility"] == "after_due_date" for t in tests) and \
+        r.get("score") == ex_points("1.3")
+    record("sandbox: run_autograder on a simulated /autograder: results.json per Gradescope's "
+           "spec, a hidden tier, bob's 1.3 points", bool(ok), "score %s, %d tests, %s" % (
+               r.get("score"), len(tests), valid(r) if r else (p.stdout + p.stderr)[-200:]),
+           time.time() - t0)
+
+
 def check_sandbox():
     from labs import handout
     t0 = time.time()
@@ -216,9 +284,13 @@ def check_sandbox():
                "check.py, 1.3 hard-coded from SEED=1, hostile)", rc == 0 and done == want,
                "exercises done %s" % done, time.time() - t0,
                [] if done == want else out.strip().splitlines()[-10:])
-        record("sandbox: grade-class's summary (summary.csv, summary.html)",
-               all(os.path.exists(os.path.join(results, f))
-                   for f in ("summary.csv", "summary.html")), results)
+        record("sandbox: grade-class's summary (summary.csv, summary.json, summary.html)",
+               all(os.path.exists(os.path.join(results, f)) for f in SUMMARY), results)
+        pts = {n: g and sum(e["points"] for e in g["list"]) for n, g in got.items()}
+        want_pts = {"ann": 0, "bob": ex_points("1.3"), "carol": 0, "mallory": 0}
+        record("sandbox: points: untouched 0, 1.3 solved exactly 1.3's points", pts == want_pts,
+               "points %s" % pts)
+        scale(trees, results, env)
         why = next((e.get("why", "") for e in (got["carol"] or {}).get("list", [])
                     if e["id"] == "1.3"), "")
         record("sandbox: grade-class names the cause of carol's 1.3: it holds only for "
