@@ -150,7 +150,7 @@ autograder:
 
 # Students per hour, each lab's time at one CPU, a grading's peak memory
 bench-class:
-	@$(PY) -m bench.class_grading $(BENCH_CLASS)
+	@$(PY) -m labs.bench_class $(BENCH_CLASS)
 
 # The slices of SHARD=i/n gradings, copied into one OUT: one summary
 grade-merge:
