@@ -25,7 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import vm
 from vm.initramfs import shipped_module
@@ -48,14 +48,29 @@ def grader_only() -> Tuple[str, ...]:
                  for f in x.spec.get("grader_only", []))
 
 
+def hidden_steps(x: Any) -> List[str]:
+    """The steps of lab x whose runs a handout leaves out: those that run
+    the student's code (a gdb file's `# kt-trusted:` part, the student's
+    scenarios) -- their stored runs show the solutions' output -- and
+    those whose outcome a prediction exercise asks."""
+    from vm.initramfs import student_of
+    out = {e["step"] for e in x.exercises if e.get("prediction")}
+    for s in x.steps:
+        if "gdb" in s and os.path.exists(x.path(s["gdb"])) and \
+                re.search(r"^#\s*kt-trusted:", open(x.path(s["gdb"])).read(), re.M):
+            out.add(s["name"])
+        if student_of(s.get("cmdline", "")):
+            out.add(s["name"])
+    return sorted(out)
+
+
 def exercise_runs() -> Tuple[str, ...]:
     """The stored runs (labs/NN/runs/) and kept transcripts (transcripts/)
-    of every step an exercise is graded on: they hold the solutions'
-    outputs and the outcomes predictions ask."""
+    of every hidden_steps() step."""
     from labs import lab
     out = []
     for x in lab.load_all():
-        steps = {e["step"] for e in x.exercises}
+        steps = set(hidden_steps(x))
         for sub in ("runs", "transcripts"):
             rdir = os.path.join(REPO, "labs", x.folder, sub)
             for f in sorted(os.listdir(rdir)) if os.path.isdir(rdir) else []:
@@ -348,6 +363,8 @@ def leaks(dest: str) -> List[str]:
                     found.append("%s: %s" % (rel, code))
         if rel.endswith(".rst") and any(TEACHER.match(ln) for ln in mine):
             found.append("%s: a teacher block" % rel)
+        if rel.endswith(".rst") and "<details" in student:
+            found.append("%s: a folded block (<details>): its text is on the page" % rel)
         for ln in teacher_lines(text):
             code = TEACHER_LINE.sub("", ln).rstrip()
             if len(code.strip()) > 8 and code in mine:

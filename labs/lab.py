@@ -43,8 +43,9 @@ EXERCISE_KEYS: Dict[str, Any] = {
     "minutes": int,         # about how long it takes a student
     "points": int,          # what it is worth; partial credit: the share of its checks GOOD
     "sites": list,          # optional (lab 8): the sites the exercise names, masked in the table
+    "prediction": bool,     # optional: its step's outcome is the answer (no stored run in a handout)
 }
-EXERCISE_OPTIONAL = ("sites",)
+EXERCISE_OPTIONAL = ("sites", "prediction")
 DIFFICULTIES = ("easy", "moderate", "hard")
 PICTURE_KEYS: Dict[str, Any] = {
     "name": str,            # the page includes /build/gen/pictures/NAME.rst (unique in labs/)

@@ -285,6 +285,9 @@ def site_leaks(site, pairs, lines, rare, teacher):
         found += [(rel, "answer", "rare value", v) for v in sorted(rare) if word(plain, v)]
         joined = norm(" ".join(us))
         found += [(rel, "teacher", src, s) for src, s in teacher if norm(s) in joined]
+        # a folded block (<details>) hides nothing: its text is on the page
+        found += [(rel, "folded", "a <details> block", m) for m in re.findall(
+            r"<details[^>]*>\s*<summary>([^<]{0,60})", text)]
     return found
 
 

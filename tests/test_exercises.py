@@ -14,7 +14,7 @@ import pytest
 
 from conftest import REPO
 from labs import handout, lab
-from tests.graderlib import LABS, load, offline, run_of, solution_only, stored, table
+from tests.graderlib import LABS, load, needs_run, offline, run_of, solution_only, stored, table
 
 EXERCISES = [(x.folder, ex) for x in LABS.values() for ex in x.exercises]
 # Exercises whose answer is a file the check reads: Python or TOML (the
@@ -74,6 +74,7 @@ def test_handout_stub_is_bad(folder, ex, tmp_path):
 def test_altered_run_is_bad(ex_id, step, kind, pattern, repl):
     folder, ex = next(e for e in EXERCISES if e[1]["id"] == ex_id)
     data = stored(folder, step)
+    needs_run(data[kind], "%s/%s" % (folder, step))
     assert data[kind] is not None, "no stored %s of %s/%s" % (kind, folder, step)
     new, n = re.subn(pattern, repl, data[kind], count=0 if kind == "control" else 1,
                      flags=re.M)

@@ -38,6 +38,7 @@ def found(tmp_path, body, rare=(), teacher=()):
     "<p>mystery-a: the cause is loop-bound.</p>",                       # a repeated key: file
     "<table><tr><td>kset_find_obj</td><td>identity</td></tr></table>",  # a grader-only row
     "<pre>\treturn ((untag(addr) &gt;&gt; 4) + offset) &amp; MASK64\n</pre>",  # a code line
+    "<details class=\"kt-reveal\"><summary>The outcome</summary><p>x</p></details>",  # folded
 ])
 def test_each_planted_form_is_found(tmp_path, body):
     assert found(tmp_path, body)

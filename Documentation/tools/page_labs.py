@@ -175,6 +175,8 @@ def exercise_step(folder, step):
     if not os.path.exists(os.path.join(REPO, "labs", "HANDOUT")):
         return ""
     lab = labdata.load_lab(folder)
+    if step not in handout.hidden_steps(lab):
+        return ""
     return next((e["id"] for e in lab.exercises if e["step"] == step), "")
 
 
