@@ -278,6 +278,32 @@ def check_handout(n_exercises):
     ex = d["exercises"]
     record("handout: untouched, it scores 0 on every exercise", ex["done"] == 0
            and ex["total"] == n_exercises, "%d/%d done" % (ex["done"], ex["total"]))
+    same_as_kept(dest)
+
+
+def same_as_kept(dest):
+    """The student tree's own grading printed, for every step that runs no
+    student code, the bytes of the transcripts the site shows (kept in
+    labs/*/transcripts/): the student's runs are the page's."""
+    from labs import grade as labgrade
+    from labs.handout import hidden_steps
+    from labs.lab import load_all
+    n, bad = 0, []
+    for lab in load_all():
+        for step in sorted(set(labgrade.shown_steps(lab)) - set(hidden_steps(lab))):
+            kept = labgrade.stored_path(lab.folder, step)
+            mine = os.path.join(dest, "build", "transcripts", lab.folder, step + ".txt")
+            if not os.path.exists(kept):
+                continue
+            n += 1
+            d = first_difference(open(kept, errors="replace").read(),
+                                 open(mine, errors="replace").read()
+                                 if os.path.exists(mine) else "")
+            if d:
+                bad.append("%s/%s: %s" % (lab.folder, step, d))
+    record("handout: its own runs print the site's %d transcripts of steps that run no "
+           "student code, byte for byte" % n, n > 0 and not bad, "%d differ" % len(bad), 0,
+           bad[:10])
 
 
 def check_transcripts_kept():

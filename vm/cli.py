@@ -19,7 +19,7 @@ from vm import dist, proc, record
 from vm.base import KtError
 from vm.cache import cache_root, missing_tools, tarball
 from vm.gdb import HaltedVM, gdb_cmd, halted_vm, port_file, write_port_file
-from vm.initramfs import LAB_DEBUGFS, build_initramfs, check_scenarios, student_of
+from vm.initramfs import LAB_DEBUGFS, OPTIONAL, build_initramfs, check_scenarios, optional_modules
 from vm.kbuild import build_dir, build_kernel, kt_dir
 from vm.qemu import END_MARK, boot, full_cmdline, machine_named, qemu_cmd, scenario_cmdline
 from vm.variant import DEFAULT_VARIANT, lab_module_of
@@ -91,7 +91,7 @@ def scripted_shell(bdir: str, cmdline: str, script: str, a: argparse.Namespace) 
     lines = script.rstrip("\n")
     b = boot(bdir, "kt_shell=1 " + cmdline, timeout=a.timeout,
              log_path=a.log or kt_dir(bdir, "shell.log"), echo=True,
-             initrd=build_initramfs(bdir, "shell", shell=True, student=student_of(cmdline)),
+             initrd=build_initramfs(bdir, "shell", shell=True, optional=optional_modules(cmdline)),
              shell_input=(lines + "\n" if lines else "") + "exit\n")
     print("\nkt: shell %s in %.1f s; serial log: %s" % (b.status, b.seconds, b.log_path),
           file=sys.stderr)
@@ -127,7 +127,7 @@ def boot_halted(bdir: str, cmdline: str, a: argparse.Namespace) -> int:
     """make qemu-gdb (and make shell GDB=1): halted at the first instruction."""
     full = ("kt_shell=1 " if a.shell else "") + cmdline
     with halted_vm(bdir, full, terminal=True,
-                   initrd=build_initramfs(bdir, shell=a.shell, student=student_of(full))) as vm:
+                   initrd=build_initramfs(bdir, shell=a.shell, optional=optional_modules(full))) as vm:
         return serve_halted(a.variant, vm, "")
 
 
@@ -141,7 +141,7 @@ def boot_shell(bdir: str, cmdline: str, a: argparse.Namespace) -> int:
           "or Ctrl-A X\nkt: %s" % (a.variant, SHELL_HINT), flush=True)
     # typed by hand (not reproducible anyway): the students' scenarios too
     return proc.interactive(qemu_cmd(bdir, build_initramfs(bdir, "shell", shell=True,
-                                                           student=True),
+                                                           optional=tuple(OPTIONAL)),
                                      full_cmdline("kt_shell=1 " + cmdline), interactive=True))
 
 
@@ -150,7 +150,7 @@ def boot_to_end(bdir: str, cmdline: str, a: argparse.Namespace) -> int:
     log_path = a.log or kt_dir(bdir, "boot.log")
     b = boot(bdir, cmdline, timeout=a.timeout, log_path=log_path, echo=not a.quiet,
              params=machine_named(a.machine) if a.machine else None,
-             initrd=build_initramfs(bdir, "shell", shell=True, student=student_of(cmdline))
+             initrd=build_initramfs(bdir, "shell", shell=True, optional=optional_modules(cmdline))
              if a.busybox else None)
     print("kt: boot %s in %.1f s; serial log: %s" % (b.status, b.seconds, b.log_path),
           file=sys.stderr)

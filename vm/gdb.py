@@ -20,7 +20,7 @@ from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 from vm import proc
 from vm.base import REPO, KtError
 from vm.cache import cache_root
-from vm.initramfs import build_initramfs, student_of
+from vm.initramfs import build_initramfs, optional_modules
 from vm.kbuild import kt_dir, vmlinux
 from vm import runcache
 from vm.qemu import (Boot, collect, free_port, full_cmdline, qemu_cmd, replayed, seed_of, start,
@@ -86,7 +86,7 @@ def halted_vm(bdir: str, cmdline: str = "", serial: Optional[str] = None,
     otherwise: console written to `serial` (make lab).  rr: a replay
     (vm/record.py), which gdb can run backwards."""
     port = free_port()
-    initrd = initrd or build_initramfs(bdir, student=student_of(cmdline))
+    initrd = initrd or build_initramfs(bdir, optional=optional_modules(cmdline))
     if terminal:
         argv = qemu_cmd(bdir, initrd, full_cmdline(cmdline), port, interactive=True, rr=rr)
         q = proc.foreground(argv)
@@ -163,7 +163,7 @@ def boot_gdb(bdir: str, gdb_file: str, cmdline: str = "", timeout: float = 300,
     # file, gdb and what gdb loads.  A replay keys its recording by these
     # too, so it is kept like a boot.
     k = None
-    initrd = initrd or build_initramfs(bdir, student=student_of(cmdline))
+    initrd = initrd or build_initramfs(bdir, optional=optional_modules(cmdline))
     argv = qemu_cmd(bdir, initrd, full_cmdline(cmdline), 1, rr=rr)
     if (runcache.enabled() if cache is None else cache) and not on_gdb and \
             seed_of(argv).isdigit():

@@ -8,7 +8,7 @@ import os
 import re
 import shutil
 import subprocess
-from typing import List
+from typing import List, Sequence, Tuple
 
 from vm import cache
 from vm.base import REPO, VM, KtError, Lock, run, sha256_file
@@ -194,32 +194,43 @@ INIT_DIR = os.path.join(REPO, "vm", "init")
 CPIO_MTIME = 0
 
 
-# The module of the students' own scenarios (labs/module/kasan_student.c)
-STUDENT_KO = "kasan_student.ko"
+# Modules of scenarios that only some runs need: the students' own
+# (labs/module/kasan_student.c) and lab 3's mysteries (kasan_mystery.c, a
+# shipped binary in a handout), by the prefix of their scenarios' names
+OPTIONAL = {"kasan_student.ko": "student-", "kasan_mystery.ko": "mystery-"}
+
+
+def optional_modules(cmdline: str) -> Tuple[str, ...]:
+    """The OPTIONAL modules this command line runs a scenario of (kt_run=
+    student-..., mystery-..., or list, which lists them all).  Only those are
+    in the initramfs: a module that a run does not use must not move its
+    tags and counts -- a student's stub and solution differ in size, and a
+    handout has the mystery module for one kernel only."""
+    out = set()
+    for word in cmdline.split():
+        if word.startswith("kt_run="):
+            for name in word[7:].split(","):
+                out |= {ko for ko, prefix in OPTIONAL.items()
+                        if name == "list" or name.startswith(prefix)}
+    return tuple(sorted(out))
 
 
 def student_of(cmdline: str) -> bool:
-    """Does this command line run a student's scenario (kt_run=student-...,
-    or kt_run=list, which lists them)?  Only then is kasan_student.ko in
-    the initramfs: the student's code must not move the tags and counts of
-    the runs that do not run it (a stub and a solution differ in size)."""
-    for word in cmdline.split():
-        if word.startswith("kt_run="):
-            if any(n.startswith("student-") or n == "list" for n in word[7:].split(",")):
-                return True
-    return False
+    """Does this command line run the student's module?"""
+    return "kasan_student.ko" in optional_modules(cmdline)
 
 
 def build_initramfs(bdir: str, name: str = "default", shell: bool = False,
-                    student: bool = False) -> str:
-    """initramfs with /init, the lab modules (kasan_student.ko only for
-    `student`), and (for `shell`) busybox.
+                    optional: Sequence[str] = ()) -> str:
+    """initramfs with /init, the lab modules (of the OPTIONAL ones, only
+    those named), and (for `shell`) busybox.
 
     One run at a time builds them (a student's `make lab N=1` while `make`
     grades lab 1 in another terminal); the archive is replaced atomically,
     so a QEMU reading the previous one keeps it."""
+    suffix = "".join("-" + ko.split("_")[1].split(".")[0] for ko in sorted(optional))
     with Lock(kt_dir(bdir, "initramfs.lock"), "building the lab module and initramfs"):
-        return _build_initramfs(bdir, name + ("-student" if student else ""), shell, student)
+        return _build_initramfs(bdir, name + suffix, shell, tuple(optional))
 
 
 def guest_module(bdir: str, ko: str) -> str:
@@ -235,7 +246,7 @@ def guest_module(bdir: str, ko: str) -> str:
     return out
 
 
-def _build_initramfs(bdir: str, name: str, shell: bool, student: bool) -> str:
+def _build_initramfs(bdir: str, name: str, shell: bool, optional: Tuple[str, ...]) -> str:
     init = build_init(bdir)
     spec = ["dir /dev 0755 0 0", "nod /dev/console 0600 0 0 c 5 1",
             "dir /proc 0755 0 0", "dir /sys 0755 0 0", "dir /tmp 0755 0 0",
@@ -243,7 +254,7 @@ def _build_initramfs(bdir: str, name: str, shell: bool, student: bool) -> str:
             "file /init %s 0755 0 0" % init,
             "file /tcpbench %s 0755 0 0" % build_prog(bdir, "tcpbench")]
     for ko in build_module(bdir):
-        if os.path.basename(ko) != STUDENT_KO or student:
+        if os.path.basename(ko) not in OPTIONAL or os.path.basename(ko) in optional:
             spec.append("file /lib/modules/%s %s 0644 0 0" % (os.path.basename(ko),
                                                               guest_module(bdir, ko)))
     if shell:

@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from vm import proc, qemupkg, runcache
 from vm.base import KtError, log
 from vm.kbuild import image, kernel_info, kt_dir
-from vm.initramfs import build_initramfs, student_of
+from vm.initramfs import build_initramfs, optional_modules
 from vm.variant import CONFIGS, inherited_directive
 
 START_MARK = "KT-INIT-START"
@@ -265,7 +265,7 @@ def start(bdir: str, cmdline: str, initrd: Optional[str] = None,
           params: Optional[QemuParams] = None,
           rr: Optional[Tuple[str, str]] = None) -> Tuple["subprocess.Popen[bytes]", List[str]]:
     """Start QEMU (halted if gdb_port) with its serial console on a pipe."""
-    cmd = qemu_cmd(bdir, initrd or build_initramfs(bdir, student=student_of(cmdline)),
+    cmd = qemu_cmd(bdir, initrd or build_initramfs(bdir, optional=optional_modules(cmdline)),
                    full_cmdline(cmdline), gdb_port,
                    params=params, rr=rr)
     return spawn_console(cmd, stdin_pipe), cmd
@@ -352,7 +352,7 @@ def boot(bdir: str, cmdline: str = "", timeout: float = 300, log_path: Optional[
     vm/runcache.py (None: as KASAN_TAGS_RUNCACHE says; never for a run that
     is watched, typed into or recorded)."""
     log_path = log_path or kt_dir(bdir, "boot.log")
-    initrd = initrd or build_initramfs(bdir, student=student_of(cmdline))
+    initrd = initrd or build_initramfs(bdir, optional=optional_modules(cmdline))
     cmd = qemu_cmd(bdir, initrd, full_cmdline(cmdline), gdb_port, params=params, rr=rr)
     k = None
     if (runcache.enabled() if cache is None else cache) and cacheable(cmd) and \

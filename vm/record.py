@@ -24,7 +24,7 @@ from typing import Any, Dict, List, Tuple
 
 from vm import cache
 from vm.base import KtError, Lock, sha256_file, sha256_text
-from vm.initramfs import build_initramfs, build_name, student_of
+from vm.initramfs import build_initramfs, build_name, optional_modules
 from vm.kbuild import build_kernel
 from vm.qemu import BASE_CMDLINE, Boot, boot, full_cmdline, machine, run_seed
 
@@ -52,7 +52,7 @@ def record(variant: str, cmdline: str, timeout: float = 300, echo: bool = False)
     """Record one run of `variant` with `cmdline` (and this run's seed)."""
     cache.preflight(["qemu-img"], need_tarball=False)
     bdir = build_kernel(variant)
-    initrd = build_initramfs(bdir, student=student_of(cmdline))
+    initrd = build_initramfs(bdir, optional=optional_modules(cmdline))
     parts = inputs(bdir, initrd, cmdline)
     rdir = directory(variant, parts)
     with Lock(rdir + ".lock", "recording %s" % variant):
@@ -113,7 +113,7 @@ def find(variant: str, cmdline: str, how: str = "") -> Tuple[str, str, str]:
     matches what a replay of `variant` with `cmdline` and this seed runs,
     or a one-line error that says what to record (`make record HOW`)."""
     bdir = build_kernel(variant)
-    parts = inputs(bdir, build_initramfs(bdir, student=student_of(cmdline)), cmdline)
+    parts = inputs(bdir, build_initramfs(bdir, optional=optional_modules(cmdline)), cmdline)
     rdir = directory(variant, parts)
     if os.path.exists(os.path.join(rdir, META)):
         return rdir, bdir, os.path.join(rdir, "initramfs.cpio")

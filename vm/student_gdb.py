@@ -37,7 +37,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from vm import proc, runcache, sandbox
 from vm.base import REPO, KtError, sha256_text
 from vm.gdb import LOADER, gdb_cmd
-from vm.initramfs import build_initramfs, student_of
+from vm.initramfs import build_initramfs, optional_modules
 from vm.kbuild import kt_dir, vmlinux
 from vm.qemu import Boot, collect, full_cmdline, qemu_cmd, replayed, seed_of
 
@@ -204,7 +204,7 @@ def boot_gdb_student(bdir: str, gdb_text: str, cmdline: str = "", timeout: float
     student_part, trusted_part, names = parts
     log_path = log_path or kt_dir(bdir, "gdb-boot.log")
     gdb_txt = os.path.splitext(log_path)[0] + ".gdb.txt"
-    initrd = initrd or build_initramfs(bdir, student=student_of(cmdline))
+    initrd = initrd or build_initramfs(bdir, optional=optional_modules(cmdline))
     files: Dict[str, str] = {}
     for rel in student_files(student_part):
         if not re.match(r"labs/[^/]+/student/[^/]+$", rel):
