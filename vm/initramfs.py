@@ -67,11 +67,28 @@ def build_module(bdir: str) -> List[str]:
         open(blog, "w").close()
         if os.path.exists(stamp):
             os.unlink(stamp)
-        run(["make", "-C", bdir, "M=" + mdir, "ARCH=arm64", "LLVM=1", "modules"]
-            + (["KCFLAGS=" + extra] if extra else []), logfile=blog)
+        # Every tree compiles its module at one path, a link to its own
+        # directory: KASAN's global descriptors (generic mode) name the
+        # source file as the compiler was given it, and a handout's module
+        # must be the same bytes as the solution tree's.  The debug info
+        # names the tree's own directory (gdb reads its sources there).
+        canon = os.path.join(bdir, "kt-module")
+        with Lock(canon + ".lock", "building a lab module of this kernel"):
+            tmp = "%s.%d" % (canon, os.getpid())
+            os.symlink(mdir, tmp)
+            os.replace(tmp, canon)
+            flags = (extra + " " if extra else "") + "-fdebug-prefix-map=%s=%s" % (canon, mdir)
+            run(["make", "-C", bdir, "M=" + canon, "ARCH=arm64", "LLVM=1", "modules",
+                 "KCFLAGS=" + flags], logfile=blog)
         with open(stamp, "w") as f:
             f.write(inputs + "built " + " ".join(sorted(
                 n for n in os.listdir(mdir) if n.endswith(".ko"))) + "\n")
+    else:
+        # the sync gave the sources their tree's times: a .ko of the same
+        # sources older than them would make gdb warn "Source file is more
+        # recent than executable" in one tree and not in another
+        for ko in glob.glob(os.path.join(mdir, "*.ko")):
+            os.utime(ko)
     if not os.path.exists(os.path.join(srcdir, "kasan_mystery.c")):
         use_shipped(bdir, mdir)
     return sorted(glob.glob(os.path.join(mdir, "*.ko")))
@@ -85,7 +102,8 @@ def module_inputs(bdir: str, mdir: str, extra: str) -> str:
     """What a module build depends on, as text: each source file's digest
     (the synced labs/module), the extra flags and the kernel's .config
     and Module.symvers (size and mtime: a rebuilt kernel)."""
-    lines = ["kcflags " + extra]
+    # "at kt-module": compiled at the one path of every tree (build_module)
+    lines = ["kcflags " + extra, "at kt-module"]
     for name in sorted(os.listdir(mdir)):
         path = os.path.join(mdir, name)
         if os.path.isfile(path) and not name.startswith(".") and not BUILT.search(name):

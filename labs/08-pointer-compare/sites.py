@@ -46,9 +46,11 @@ def sites_of(text):
 
 
 def kinds():
-    """{function: kind}: the 2018 list's, then this lab's own (answers.toml;
-    a handout has no answers.toml: exercise 8.1 is to write them)."""
+    """{function: kind}: the 2018 list's, then this lab's own
+    (classification.toml), exercise 8.1's sites masked (answers.toml, the
+    grader's, classifies them: a handout has none)."""
     out = {f["name"]: f["kind"] for f in load("functions.toml")["function"]}
+    out.update({c["function"]: c["kind"] for c in load("classification.toml")["site"]})
     # exercise 8.1's sites (steps.toml): masked even where answers.toml is
     # not here and the source line would give their kind away
     with open(os.path.join(HERE, "steps.toml"), "rb") as f:
