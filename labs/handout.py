@@ -229,9 +229,18 @@ Your work is the files each exercise names and your answers to the labs'
 lab if it is missing):
 
 ```sh
-make grade                # every check and exercise, GOOD or BAD with why
+make grade                # every check and exercise, GOOD or BAD with why, and your points
 make submit               # build/submission.tar.gz, the archive you hand in
 ```
+
+`student.toml`, if your teacher made your copy for you, holds your id and
+your seed: `make grade` boots with that seed (the site's transcripts use
+`SEED=1`; type `SEED=1` to compare with them), and your teacher grades
+your work at your seed and at a hidden one. Your code runs in a sandbox
+when it is graded: your Python sees the standard library and your file
+only, your gdb files run in a gdb of their own that sees the kernel and
+the project's gdb commands. A check your copy cannot make (its answer is
+your teacher's) prints `TEACHER` and counts neither way.
 
 ## The labs, in order
 
