@@ -235,12 +235,12 @@ make submit               # build/submission.tar.gz, the archive you hand in
 
 `student.toml`, if your teacher made your copy for you, holds your id and
 your seed: `make grade` boots with that seed (the site's transcripts use
-`SEED=1`; type `SEED=1` to compare with them), and your teacher grades
-your work at your seed and at a hidden one. Your code runs in a sandbox
-when it is graded: your Python sees the standard library and your file
-only, your gdb files run in a gdb of their own that sees the kernel and
-the project's gdb commands. A check your copy cannot make (its answer is
-your teacher's) prints `TEACHER` and counts neither way.
+`SEED=1`; type `SEED=1` to compare with them); the grading of the class
+uses your seed and a hidden one. Your code runs in a sandbox when it is
+graded: your Python sees the standard library and your file only, your
+gdb files run in a gdb of their own that sees the kernel and the
+project's gdb commands. A check your copy cannot make (its answer is not
+in your copy) is printed, not counted.
 
 ## The labs, in order
 
