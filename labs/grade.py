@@ -20,6 +20,7 @@ transcript under build/grade/ and says where.
 """
 
 import argparse
+import glob
 import json
 import os
 import re
@@ -69,12 +70,44 @@ def stored_path(lab, step, suffix=".txt"):
 
 
 def shown_steps(lab):
-    """The steps whose transcripts a lab's page or pictures show."""
-    text = open(lab.path("index.rst")).read()
-    steps = re.findall(r"^\s*\.\. include:: /build/gen/transcripts/%s/([\w.-]+)\.rst$"
-                       % re.escape(lab.folder), text, re.M)
+    """The steps whose transcripts a lab's pages or pictures show."""
+    steps = []
+    for page in sorted(glob.glob(lab.path("*.rst"))):
+        steps += re.findall(r"^\s*\.\. include:: /build/gen/transcripts/%s/([\w.-]+)\.rst$"
+                            % re.escape(lab.folder), open(page).read(), re.M)
     steps += [p["step"] for p in lab.spec.get("picture", []) if p.get("step")]
     return sorted(set(steps))
+
+
+def picture_steps(lab):
+    """The steps whose serial logs or transcripts a lab's pictures draw."""
+    out = set()
+    for p in lab.spec.get("picture", []):
+        out |= {p["step"]} if p.get("step") else set()
+        out |= set(p.get("steps", []))
+        out |= {item[0] for item in p.get("items", [])}
+    return sorted(out)
+
+
+# The last `make transcripts` grading's demonstration results, kept (the
+# outcome sentences of the site are "checked" in any tree)
+KEPT_GRADING = os.path.join(REPO, "labs", "grading.json")
+
+
+def keep_grading(src):
+    """labs/grading.json: the demonstration checks of the grading at src."""
+    try:
+        with open(src) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        return False
+    kept = {"seed": data.get("seed"),
+            "checks": [c for c in data.get("checks", []) if not c.get("exercise")]}
+    with open(KEPT_GRADING + ".tmp", "w") as f:
+        json.dump(kept, f, indent=1, sort_keys=True)
+        f.write("\n")
+    os.replace(KEPT_GRADING + ".tmp", KEPT_GRADING)
+    return True
 
 
 def store_transcripts():
@@ -576,6 +609,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.store_transcripts:
         kept, missing = store_transcripts()
+        keep_grading(os.path.join(TRANSCRIPTS, "grade.json"))
         print("transcripts: %d kept in labs/*/transcripts/%s" % (
             kept, "; not captured: " + ", ".join(missing) if missing else ""))
         return 1 if missing else 0

@@ -60,6 +60,9 @@ def store_labs(only=None):
         # The exercises' steps, and the runs their checks read (ex-*).
         graded_by_exercise = {ex["step"] for ex in x.exercises} | {
             s["name"] for s in x.steps if s["name"].startswith("ex-")}
+        # and the steps the pictures draw (any tree draws them from runs/)
+        from labs.grade import picture_steps
+        graded_by_exercise |= set(picture_steps(x))
         for step in x.steps:
             if not step["checks"] and step["name"] not in graded_by_exercise:
                 continue

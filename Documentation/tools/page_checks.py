@@ -109,10 +109,13 @@ def grade_stored(x: Any, s: Dict[str, Any], data: Dict[str, Any]) -> List[Any]:
 # -- the results of the last grading -----------------------------------------
 
 def result_files(repo: str = REPO) -> List[str]:
+    """This machine's gradings, else the one `make transcripts` kept
+    (labs/grading.json: the captured runs the site shows were graded)."""
     out: List[str] = []
     for pat in RESULT_FILES:
         out += sorted(glob.glob(os.path.join(repo, pat)))
-    return out
+    kept = os.path.join(repo, "labs", "grading.json")
+    return out or ([kept] if os.path.exists(kept) else [])
 
 
 def last_results(files: Iterable[str], repo: str = REPO) -> Dict[str, Dict[str, Any]]:
