@@ -27,9 +27,9 @@ import time
 
 import vm
 from tests import checklib
-from tests.check_class import (check_classroom, check_grade, check_transcripts_kept,
-                               check_grade_student, check_handout, check_page_commands,
-                               check_published_transcript, check_site)
+from tests.check_class import (check_classroom, check_grade, check_grade_student,
+                               check_handout, check_page_commands, check_published_transcript,
+                               check_site, check_site_anywhere, check_transcripts_kept)
 from tests.check_kernels import (check_checkpatch, check_decode, check_gdb_live,
                                  check_gdb_live_hw, check_kernel_code, check_lint, check_record,
                                  check_reproducible, check_shell, check_tooling, check_variant)
@@ -47,6 +47,7 @@ CHECKS = [
     ("handout", lambda: check_handout(n_exercises())),
     ("sandbox", check_sandbox),
     ("transcripts-kept", check_transcripts_kept),
+    ("site-anywhere", check_site_anywhere),
     ("variant-swtags", lambda: check_variant("swtags", "sw_tags")),
     ("variant-generic", lambda: check_variant("generic", "generic")),
     ("variant-none", lambda: check_variant("none", None)),
@@ -139,7 +140,7 @@ def main(argv=None):
 
 
 # Checks that boot no kernel
-NO_KERNEL = {"pytest", "lint", "checkpatch"}
+NO_KERNEL = {"pytest", "lint", "checkpatch", "site-anywhere"}
 
 
 def kernel_order(variants):

@@ -331,3 +331,42 @@ def check_transcripts_kept():
                     bad.append("%s/%s%s: %s" % (lab.folder, step, suffix, d))
     record("transcripts: the %d kept files equal make check's live capture, byte for byte"
            % n, not bad, "%d differ or are missing" % len(bad), time.time() - t0, bad[:12])
+
+
+def check_site_anywhere():
+    """A fresh clone with an empty cache and no kernel renders the whole
+    site from what the checkout keeps: no transcript, picture or outcome
+    waits for a capture on this machine."""
+    t0 = time.time()
+    top = tempfile.mkdtemp(prefix="kt-site-")
+    try:
+        clone = os.path.join(top, "clone")
+        p = subprocess.run(["git", "clone", "-q", REPO, clone], capture_output=True, text=True)
+        if p.returncode:
+            record("site anywhere: git clone", False, p.stderr.strip()[-200:])
+            return
+        # what is not committed yet (make check runs on a work tree): as it is here
+        for rel in subprocess.run(["git", "ls-files", "-m", "-o", "--exclude-standard"],
+                                  cwd=REPO, capture_output=True, text=True).stdout.split():
+            if os.path.isfile(os.path.join(REPO, rel)):
+                os.makedirs(os.path.dirname(os.path.join(clone, rel)) or clone, exist_ok=True)
+                shutil.copy(os.path.join(REPO, rel), os.path.join(clone, rel))
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
+        env["KASAN_TAGS_CACHE"] = os.path.join(top, "cache")
+        p = subprocess.run(["make", "-s", "site"], cwd=clone, env=env, capture_output=True,
+                           text=True)
+        waiting = []
+        for root, _dirs, files in os.walk(os.path.join(clone, "build", "site")):
+            for f in files:
+                if f.endswith(".html"):
+                    text = open(os.path.join(root, f), errors="replace").read()
+                    if re.search(r"has not been captured|which this machine does not have yet|"
+                                 r"not yet checked on this machine", text):
+                        waiting.append(os.path.relpath(os.path.join(root, f), clone))
+        built = os.path.exists(os.path.join(clone, "build", "site", "index.html"))
+        record("site anywhere: a fresh clone, an empty cache, no kernel: make site renders "
+               "every transcript, picture and outcome", p.returncode == 0 and built
+               and not waiting, "%d pages wait for a capture" % len(waiting) if built else
+               (p.stdout + p.stderr).strip()[-200:], time.time() - t0, waiting[:8])
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
