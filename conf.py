@@ -33,7 +33,7 @@ exclude_patterns = [
     # snippets that pages include, not pages themselves
     "build/gen/sources", "build/gen/transcripts", "build/gen/bench.rst", "build/gen/pictures",
     "build/bench", "build/grade", "build/site-check", "build/site-teacher",
-    "build/handout", "build/handout-check",
+    "build/handout", "build/handout-check", "build/bench-class", "build/autograder*",
 ]
 copybutton_selector = "div.highlight-console pre, div.highlight-shell pre"
 copybutton_prompt_text = r"\$ |\(gdb\) "

@@ -114,6 +114,8 @@ def main(argv=None):
     except vm.KtError as e:
         print("kasan-tags: error: %s" % e)
         return 2
+    finally:
+        shutil.rmtree(os.path.join(TOP, "class"), ignore_errors=True)
     return 0
 
 
