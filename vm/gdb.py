@@ -146,6 +146,19 @@ def _run_gdb(vm: HaltedVM, gdb_file: str, timeout: float,
     return text
 
 
+def kept_run(k: str, argv: List[str], log_path: str,
+             gdb_txt: str) -> Optional[Tuple[Boot, str]]:
+    """A gdb run kept in vm/runcache.py under key k, written out as if it
+    had run now (its serial log and gdb transcript), or None."""
+    kept = runcache.get(k)
+    if not kept:
+        return None
+    b = replayed(argv, log_path, kept[0], kept[1]["status"], False)
+    with open(gdb_txt, "w") as f:
+        f.write(kept[1]["gdb"])
+    return b, kept[1]["gdb"]
+
+
 def boot_gdb(bdir: str, gdb_file: str, cmdline: str = "", timeout: float = 300,
              log_path: Optional[str] = None,
              on_gdb: Optional[Callable[[int], None]] = None,
@@ -169,12 +182,9 @@ def boot_gdb(bdir: str, gdb_file: str, cmdline: str = "", timeout: float = 300,
             seed_of(argv).isdigit():
         k = runcache.key(argv,
                          runcache.gdb_extra(gdb_file, vmlinux(bdir)) + ["rr" if rr else "boot"])
-        kept = runcache.get(k)
-        if kept:
-            b = replayed(argv, log_path, kept[0], kept[1]["status"], False)
-            with open(gdb_txt, "w") as f:
-                f.write(kept[1]["gdb"])
-            return b, kept[1]["gdb"]
+        got = kept_run(k, argv, log_path, gdb_txt)
+        if got:
+            return got
     out = {"text": b""}
     try:
         with halted_vm(bdir, cmdline, serial=log_path, pipe=True, initrd=initrd,

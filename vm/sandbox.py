@@ -115,7 +115,7 @@ def spawn(cmd: Sequence[str], scratch: str, ro: Sequence[str] = (), rw: Sequence
     process group, killed with us)."""
     require()
     return proc.spawn(argv(scratch, ro, rw, mem, env=env) + list(cmd),
-                      **kw)  # type: ignore[arg-type]
+                      **kw)
 
 
 def run(cmd: Sequence[str], files: Optional[Dict[str, str]] = None, stdin: bytes = b"",

@@ -36,10 +36,10 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from vm import proc, runcache, sandbox
 from vm.base import REPO, KtError, sha256_text
-from vm.gdb import LOADER, gdb_cmd
+from vm.gdb import LOADER, gdb_cmd, kept_run
 from vm.initramfs import build_initramfs, optional_modules
 from vm.kbuild import kt_dir, vmlinux
-from vm.qemu import Boot, collect, full_cmdline, qemu_cmd, replayed, seed_of
+from vm.qemu import Boot, collect, full_cmdline, qemu_cmd, seed_of
 
 TRUSTED = re.compile(r"^#\s*kt-trusted:?(.*)$", re.M)
 CARRY = re.compile(r"^KT-CARRY (\w+) (0x[0-9a-f]{1,16})$", re.M)
@@ -222,12 +222,9 @@ def boot_gdb_student(bdir: str, gdb_text: str, cmdline: str = "", timeout: float
             "student-gdb", sha256_text(student_part, trusted_part, *names,
                                        *sorted("%s\0%s" % kv for kv in files.items())),
             "rr" if rr else "boot"])
-        kept = runcache.get(k)
-        if kept:
-            b = replayed(argv, log_path, kept[0], kept[1]["status"], False)
-            with open(gdb_txt, "w") as f:
-                f.write(kept[1]["gdb"])
-            return b, kept[1]["gdb"]
+        got = kept_run(k, argv, log_path, gdb_txt)
+        if got:
+            return got
     qdir, gdir = sandbox.scratch_dir(), sandbox.scratch_dir(files)
     out = {"student": "", "trusted": ""}
     try:
