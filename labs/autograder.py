@@ -31,6 +31,7 @@ from typing import Dict, List, Optional
 
 import vm
 from labs import classroom
+from vm.base import one_line_errors
 from labs import lab as labdata
 
 REPO = vm.REPO
@@ -168,16 +169,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     r = sub.add_parser("run")
     r.add_argument("-n", "--lab", help="grade one lab only")
     a = ap.parse_args(argv)
-    try:
+
+    def go() -> None:
         if a.cmd == "build":
             print("autograder: %s (setup.sh, run_autograder, source/)" % build(a.out, a.kernels))
         else:
             vm.install_signal_handlers()
             print("autograder: %s" % run(lab=a.lab))
-    except vm.KtError as e:
-        print("kasan-tags: error: %s" % e)
-        return 2
-    return 0
+    return one_line_errors(go)
 
 
 if __name__ == "__main__":

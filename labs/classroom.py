@@ -35,6 +35,7 @@ from typing import Dict, List, Optional, Tuple
 
 import vm
 from labs import grade, handout
+from vm.base import one_line_errors
 from labs import lab as labdata
 
 REPO = vm.REPO
@@ -554,7 +555,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     m = sub.add_parser("grade-merge")
     m.add_argument("out_dir")
     a = ap.parse_args(argv)
-    try:
+
+    def go() -> None:
         if a.cmd == "submit":
             print("submit: %s (%d files declared by the exercises, and %s)" % (
                 submit(), len(declared_files()) - 1, ANSWERS))
@@ -567,10 +569,7 @@ def main(argv: Optional[List[str]] = None) -> int:
                 raise vm.KtError("JOBS must be a number (not %r)" % a.jobs)
             vm.install_signal_handlers()
             grade_class(a.class_dir, a.out_dir, a.lab, int(a.jobs), shard_of(a.shard))
-    except vm.KtError as e:
-        print("kasan-tags: error: %s" % e)
-        return 2
-    return 0
+    return one_line_errors(go)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import hashlib
 import os
 import subprocess
 import sys
-from typing import Optional, Sequence, Union
+from typing import Callable, Optional, Sequence, Union
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VM = os.path.join(REPO, "vm")
@@ -16,6 +16,16 @@ VM = os.path.join(REPO, "vm")
 
 class KtError(Exception):
     """An expected failure: printed as one line, exit status 2."""
+
+
+def one_line_errors(fn: Callable[[], Optional[int]]) -> int:
+    """An entry point's body: a KtError is one line and exit 2, never a
+    traceback; otherwise fn's exit code (None: 0)."""
+    try:
+        return fn() or 0
+    except KtError as e:
+        print("kasan-tags: error: %s" % e)
+        return 2
 
 
 def log(msg: str) -> None:
