@@ -5,8 +5,9 @@ prints its figures, not a test.
 
     students per hour   `make grade-class` of STUDENTS handouts (exercise
                         1.3 solved in each), JOBS=1 then JOBS=2, labs LABS
-    per lab             one student's grading of each lab at one CPU
-                        (taskset -c 0): Gradescope's half CPU is slower still
+    per lab             one student's grading of each lab at one CPU, in a
+                        tree as grade-class grades it (taskset -c 0):
+                        Gradescope's half CPU is slower still
     peak memory         the largest resident set of any process of a grading
                         (QEMU, gdb, make, Python)
     projected           300 students on K machines of this kind, JOBS=2
@@ -64,9 +65,17 @@ def grade_class(trees, jobs, labs):
     return time.time() - t0
 
 
+def grading_tree(tree):
+    """One student's tree as make grade-class grades it: with what only the
+    grader reads put back (labs/handout.py: grader_restore)."""
+    for rel in handout.grader_restore():
+        shutil.copy(os.path.join(REPO, rel), os.path.join(tree, rel))
+    return tree
+
+
 def one_lab_at_one_cpu(tree, lab):
-    """(seconds, peak resident MiB) of `make grade N=lab` in one student's
-    tree, pinned to CPU 0."""
+    """(seconds, peak resident MiB) of `make grade N=lab` in a grading tree,
+    pinned to CPU 0."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.time()
     subprocess.run(["taskset", "-c", "0", "make", "-s", "-C", tree, "grade", "N=" + lab],
@@ -97,8 +106,9 @@ def main(argv=None):
                 jobs, secs, rate[jobs]), flush=True)
         print("  JOBS=2 grades %.2fx as many students per hour as JOBS=1" % (rate[2] / rate[1]))
         total = peak = 0.0
+        tree = grading_tree(os.path.join(trees, "s01"))
         for lab in [str(x.number) for x in labdata.load_all()]:
-            secs, mib = one_lab_at_one_cpu(os.path.join(trees, "s01"), lab)
+            secs, mib = one_lab_at_one_cpu(tree, lab)
             total += secs
             peak = max(peak, mib)
             print("  lab %s at one CPU (taskset -c 0), one seed: %6.1f s" % (lab, secs),
