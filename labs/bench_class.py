@@ -116,11 +116,12 @@ def main(argv=None):
         print("  all eight labs at one CPU, one seed: %.0f s; a student (two seeds): about %.0f s"
               % (total, 2 * total))
         print("  peak resident memory of one process of a grading: %.0f MiB" % peak)
-        per = a.students * 3600.0 / rate[2] / len(labs)    # seconds a lab, per student
+        # a student: every lab at two seeds, one CPU's worth; JOBS=2 on this
+        # 2-core machine grades rate[2]/rate[1] as many at once
+        per_student = 2 * total / (rate[2] / rate[1])
         for k in (1, 5, 10, 30):
-            hours = 300 * 8 * per / k / 3600.0
             print("  projected: 300 students, all labs, on %2d machine%s of this kind (JOBS=2): "
-                  "%.1f h" % (k, "s" if k > 1 else " ", hours))
+                  "%.1f h" % (k, "s" if k > 1 else " ", 300 * per_student / k / 3600.0))
     except vm.KtError as e:
         print("kasan-tags: error: %s" % e)
         return 2
