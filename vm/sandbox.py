@@ -18,7 +18,7 @@ What a sandbox is (bwrap, Debian's bubblewrap):
     no home, no checkout;
   - one private writable scratch directory, /sandbox, and a private /tmp;
   - no network (its own network namespace, loopback only), its own PID,
-    IPC and UTS namespaces, uid 65534 and no capabilities, a new session
+    IPC, UTS and user namespaces (uid 65534 there), no capabilities, a new session
     (no terminal to type into);
   - ended with its parent (--die-with-parent, and the process group is
     killed by PID: vm/proc.py), after `timeout` seconds;
