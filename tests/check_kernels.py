@@ -247,13 +247,17 @@ def check_gdb_live():
     record("gdb live: kasan-report decodes lx-dmesg like the serial log",
            title == r["title"], "%r vs %r" % (title, r["title"]))
     errs = [ln for ln in sec["errors"] if ln.startswith("KT-GDB-ERROR")]
-    clean = len(errs) == 7 and "Traceback" not in g and "Python Exception" not in g
+    clean = len(errs) == 8 and "Traceback" not in g and "Python Exception" not in g
     record("gdb live: bad input gives one-line errors", clean, "%d errors" % len(errs),
            0, () if clean else sec["errors"])
     hist = [ln for ln in errs if ln.startswith("KT-GDB-ERROR kasan-history")]
     record("gdb live: kasan-history outside a replay says how to start one",
            bool(hist) and "not a replay" in hist[0] and "make record" in hist[0],
            hist[0] if hist else "no kasan-history error")
+    why_ = [ln for ln in errs if ln.startswith("KT-GDB-ERROR kasan-why")]
+    record("gdb live: kasan-why outside a replay says so in one line",
+           bool(why_) and "not a replay" in why_[0] and "make record" in why_[0],
+           why_[0] if why_ else "no kasan-why error")
     esr = sec["esr"]
     record("gdb live: kasan-esr decodes 0xf2000930 (write, 1 byte, recover)",
            any("write of 1 byte(s); recoverable" in ln for ln in esr) and

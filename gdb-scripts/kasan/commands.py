@@ -100,18 +100,25 @@ def frame_list(frame=None, limit=40):
 
 
 @contextlib.contextmanager
-def paused_breakpoints(start):
+def paused_breakpoints(start, quiet_stops=False):
     """The user's breakpoints disabled while a command runs the replay
     back and forth; then forward to instruction `start` and enabled again."""
     enabled = [b for b in gdb.breakpoints() if b.enabled]
     for b in enabled:
         b.enabled = False
+    quiet = gdb.parameter("suppress-cli-notifications") if quiet_stops else None
+    if quiet_stops:
+        # kasan-why stops hundreds of times (nexti): not one line each
+        gdb.execute("set suppress-cli-notifications on", to_string=True)
     try:
         yield
     finally:
         seek(start)
         for b in enabled:
             b.enabled = True
+        if quiet_stops:
+            gdb.execute("set suppress-cli-notifications %s" % ("on" if quiet else "off"),
+                        to_string=True)
 
 
 def seek(icount):
@@ -571,7 +578,7 @@ through QEMU's stub).""" % why.MAX_HOPS
             asm = disassemble(pc)
             kind = why.parse(asm)["kind"]
             step = {"pc": pc, "asm": asm, "regs": self.regs(f)}
-            if kind in ("load", "call", "store") or pc == target_pc:
+            if kind != "other" or pc == target_pc:
                 now = replay_icount()
                 step["icount"] = now
                 step["fn"], step["where"] = outer_location(f)
@@ -611,6 +618,7 @@ through QEMU's stub).""" % why.MAX_HOPS
                                    "text": "%s = %s %+#x  (%s)" % (reg, o["src"], o["delta"],
                                                                    st["asm"])})
                 reg, end = o["src"], o["step"]
+                value = st["regs"].get(reg, value)
                 continue
             hops += 1
             if o["how"] == "call":
@@ -754,7 +762,7 @@ through QEMU's stub).""" % why.MAX_HOPS
             addr = why.address(insn["mem"], self.regs()) or 0
         events, notes = [], []
         result = {"addr": addr, "start": start, "mode": p.mode}
-        with paused_breakpoints(start):
+        with paused_breakpoints(start, quiet_stops=True):
             at = start if back_to == int(gdb.selected_frame().pc()) and site is None \
                 else self.rewind_to(back_to)
             if at is None:
@@ -770,7 +778,7 @@ through QEMU's stub).""" % why.MAX_HOPS
             if p.mode == modes.SW_TAGS.name:
                 mem_tag = read_bytes(tags.mem_to_shadow(addr, p), 1)[0]
             events.append({"kind": "access", "icount": at, "fn": fn, "where": where,
-                           "text": "%s  address 0x%016x in %s%s%s" % (
+                           "text": "%s  address 0x%016x (checked in %s)%s%s" % (
                                acc["asm"] if acc else disassemble(back_to), value, reg,
                                ", pointer tag %02x" % ptr_tag if ptr_tag is not None else "",
                                ", memory tag %02x" % mem_tag if mem_tag is not None else "")})

@@ -302,16 +302,15 @@ def verdict(events: Sequence[Event], ptr_tag: Optional[int], mem_tag: Optional[i
     else:
         kind = "bad access"
     parts = [kind + ":"]
-    if stores:
-        parts.append("the pointer stored at %s" % at(stores[0]))
-        parts.append("by allocation #1" if alloc else "(its allocation not found)")
-        parts.append("was loaded at %s" % at(loads[-1]) if loads else "")
-    elif alloc:
-        parts.append("the pointer returned by the allocation at %s" % at(alloc))
-        if delta:
-            parts.append("%+#x" % delta)
+    if alloc:
+        parts.append("the pointer returned by the allocation at %s%s" % (
+            at(alloc), " %+#x" % delta if delta else ""))
     else:
-        parts.append("the pointer (its origin not found)")
+        parts.append("the pointer (its origin not found)%s" % (
+            " %+#x" % delta if delta else ""))
+    if stores:
+        parts.append("stored at %s" % at(stores[0]) +
+                     (", loaded at %s" % at(loads[-1]) if loads else "") + ",")
     if access:
         parts.append("was used at %s" % at(access))
     if freed_after:

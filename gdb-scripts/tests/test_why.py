@@ -1,0 +1,130 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
+"""kasan-why's pure parts (kasan/why.py): instructions as gdb prints them
+(from replays of the lab module's uaf and oob-right), the origin of a
+register's value in a trace, the timeline and the verdict."""
+from kasan import why
+
+MOD = "/c/build/swtags-x/obj/kt/module/kasan_lab.c"
+
+
+def regs(**kw):
+    r = {"x%d" % i: 0 for i in range(31)}
+    r["sp"] = 0xffffff8000877d00
+    r.update(kw)
+    return r
+
+
+def test_parse_loads_stores_calls_and_copies():
+    d = why.parse("ldrb\tw2, [x21]")
+    assert d["kind"] == "load" and d["dests"] == ["x2"] and d["mem"]["base"] == "x21"
+    d = why.parse("ldr\tx0, [x19, #8]")
+    assert d["kind"] == "load" and d["mem"]["offset"] == 8 and d["mem"]["wide"] == [True]
+    d = why.parse("str\tx0, [x20, #16]")
+    assert d["kind"] == "store" and d["dests"] == [] and d["mem"]["regs"] == ["x0"]
+    d = why.parse("stp\tx29, x30, [sp, #-48]!")
+    assert d["kind"] == "store" and d["mem"]["writeback"] and d["dests"] == []
+    d = why.parse("ldp\tx20, x19, [sp, #32]")
+    assert d["dests"] == ["x20", "x19"] and why.slot(d["mem"], "x19") == 8
+    d = why.parse("ldr\tx1, [x2], #8")
+    assert d["mem"]["post"] == 8 and "x2" in d["dests"]
+    d = why.parse("bl\t0xffffffc0080f22b0 <kmalloc_trace>")
+    assert d["kind"] == "call" and d["target"] == "kmalloc_trace" and "x0" in d["dests"]
+    assert "x19" not in d["dests"], "callee-saved"
+    d = why.parse("mov\tx21, x0")
+    assert d["kind"] == "copy" and d["src"] == "x0" and d["dests"] == ["x21"]
+    d = why.parse("add\tx22, x21, #0x80")
+    assert d["kind"] == "arith" and d["src"] == "x21" and d["delta"] == 0x80
+    d = why.parse("sub\tx1, x1, #16")
+    assert d["delta"] == -16
+    d = why.parse("mov\tw3, #0x80                  \t// #128")
+    assert d["kind"] == "other" and d["dests"] == ["x3"]
+    for asm in ("cbnz\tx0, 0xffffffc0002e146c <lab_uaf+80>", "cmp\tx0, x1", "b.ne\t0x10",
+                "tbz\tw0, #3, 0x20"):
+        assert why.parse(asm)["dests"] == [], asm
+    assert why.check_register("bl\t0xffffffc0002e0434 <__hwasan_check_x21_67043360>") == "x21"
+    assert why.check_register("bl\t0x1 <__asan_load1_noabort>") is None
+
+
+def test_addresses():
+    r = regs(x19=0x1000, x2=0x30)
+    assert why.address(why.parse("ldr\tx0, [x19, #8]")["mem"], r) == 0x1008
+    assert why.address(why.parse("ldr\tx0, [x19, x2, lsl #3]")["mem"], r) == 0x1180
+    assert why.address(why.parse("ldr\tx0, [x19], #8")["mem"], r) == 0x1000
+    assert why.address(why.parse("ldur\tx0, [x19, #-8]")["mem"], r) == 0xff8
+    st = why.parse("stp\tx1, x0, [x20]")
+    assert why.source_of(st, 0x2008, 0x2000) == "x0"
+    assert why.source_of(st, 0x2000, 0x2000) == "x1"
+    assert why.source_of(st, 0x2010, 0x2000) is None
+
+
+P = 0xc4ffff8000b65500
+
+
+def step(asm, **kw):
+    return {"pc": 0, "asm": asm, "regs": regs(**kw)}
+
+
+def test_origin_in_a_trace():
+    # lab_uaf: p = kmalloc() in x0, kept in x21, read through x21
+    tr = [step("stp\tx29, x30, [sp, #-48]!"),
+          step("bl\t0xffffffc0080f22b0 <kmalloc_trace>"),
+          step("cbnz\tx0, 0x10 <lab_uaf+80>", x0=P),
+          step("mov\tx21, x0", x0=P),
+          step("bl\t0x1 <kfree>", x0=P, x21=P),
+          step("bl\t0x2 <__hwasan_check_x21_67043360>", x21=P)]
+    o = why.origin(tr, "x21")
+    assert o == {"how": "copy", "step": 3, "src": "x0", "delta": 0}
+    o = why.origin(tr, "x0", 3)
+    assert o["how"] == "call" and o["target"] == "kmalloc_trace" and o["step"] == 1
+    assert why.is_allocator("kmalloc_trace") and not why.is_allocator("kfree")
+    # a value from memory, and one the caller passed
+    tr = [step("ldr\tx22, [x19, #8]", x19=0x1000), step("bl\t0x3 <f>", x22=P)]
+    assert why.origin(tr, "x22") == {"how": "load", "step": 0, "addr": 0x1008}
+    assert why.origin(tr, "x19")["how"] == "entry"
+    # a caller-saved register across a call, a value computed
+    tr = [step("mov\tx9, x19"), step("bl\t0x3 <f>"), step("ldrb\tw0, [x9]")]
+    assert why.origin(tr, "x9")["how"] == "other"
+    tr = [step("eor\tx9, x9, x10"), step("ldrb\tw0, [x9]")]
+    assert why.origin(tr, "x9")["how"] == "other"
+
+
+def ev(kind, icount, line, **kw):
+    return dict({"kind": kind, "icount": icount, "fn": "lab_x", "where": "%s:%d" % (MOD, line)},
+                **kw)
+
+
+def test_verdicts_name_the_module_lines():
+    uaf = [ev("access", 300, 425), ev("alloc", 100, 415, call="kmalloc_trace"),
+           ev("tag", 110, 415), ev("free", 200, 420, call="kfree")]
+    assert [e["kind"] for e in why.timeline(uaf)] == ["alloc", "tag", "free", "access"]
+    assert why.verdict(uaf, 0xc4, 0xfe) == (
+        "use after free: the pointer returned by the allocation at kasan_lab.c:415 was used "
+        "at kasan_lab.c:425 after kfree at kasan_lab.c:420")
+    realloc = uaf + [ev("realloc", 250, 430)]
+    assert why.verdict(realloc, 0x62, 0x37).startswith("use after free, the slot reused:")
+    assert why.verdict(realloc, 0x62, 0x37).endswith("the reallocation at kasan_lab.c:430")
+    oob = [ev("access", 300, 332), ev("alloc", 100, 311), ev("offset", 290, 331, delta=0x80),
+           ev("slab", 50, 98)]
+    assert why.verdict(oob, 0x2d, 0xfe) == (
+        "out of bounds: the pointer returned by the allocation at kasan_lab.c:311 +0x80 was "
+        "used at kasan_lab.c:332")
+    field = uaf + [ev("store", 120, 440), ev("load", 250, 450)]
+    v = why.verdict(field, 0xc4, 0xfe)
+    assert v == ("use after free: the pointer returned by the allocation at kasan_lab.c:415 "
+                 "stored at kasan_lab.c:440, loaded at kasan_lab.c:450, was used at "
+                 "kasan_lab.c:425 after kfree at kasan_lab.c:420")
+    v = why.verdict([ev("access", 3, 9)], 1, 2)
+    assert v.startswith("tag mismatch: the pointer (its origin not found)")
+    assert why.short(MOD + ":12") == "kasan_lab.c:12"
+    assert why.short("mm/slub.c:3") == "mm/slub.c:3"
+    line = why.format_event(ev("free", 200, 420, text="memory tag fe"))
+    assert line.split() == ["200", "free", "lab_x", "at", "kasan_lab.c:420", "memory", "tag",
+                            "fe"]
+
+
+def test_the_lab_frame():
+    fr = [("kasan_poison", "mm/kasan/shadow.c", 98), ("kfree", "mm/slab_common.c", 1007),
+          ("lab_uaf", MOD, 420)]
+    assert why.lab_frame(fr) == ("lab_uaf", MOD, 420)
+    assert why.lab_frame(fr[:2]) is None
