@@ -2,6 +2,7 @@
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 7 grader: kasan-history on replays of uaf, uaf-realloc and oob-right,
 and the two exercises (reverse execution to the free; the tag's write)."""
+import json
 import os
 import re
 
@@ -14,6 +15,7 @@ WRITE = re.compile(r"^write (\d+): ([0-9a-f]{2})\s+([\w-]+)\s+by (\S+) at (\S+)\
 START = re.compile(r"going back from instruction (\d+)")
 BACK = re.compile(r"^back at instruction (\d+)")
 ICOUNT = re.compile(r"instruction count = (\d+)")
+FROM = re.compile(r"from instruction (\d+)")
 
 
 def writes(lines):
@@ -105,6 +107,66 @@ def check_redzone(run):
     res.append(("the walk back ended with a reason",
                 verdict.startswith("stopped"), verdict or "no verdict line"))
     return res
+
+
+def source_line(fn, starts):
+    """The first line of kasan_lab.c in function `fn` whose text starts with
+    `starts` (after indentation), read from the source; None if none."""
+    lines = open(MODULE_C).read().splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("static void %s(" % fn))
+    for i in range(start, len(lines)):
+        if lines[i].strip().startswith(starts):
+            return i + 1
+        if lines[i] == "}":
+            break
+    return None
+
+
+def why_json(run):
+    """kasan-why --json's object, or {}."""
+    text = "\n".join(run.sections().get("json", []))
+    try:
+        return json.loads(text[text.index("{"):])
+    except ValueError:
+        return {}
+
+
+def check_why(run):
+    sec = run.sections()
+    r = the_report(run)
+    lines = sec.get("why", [])
+    verdict = next((ln[len("verdict: "):] for ln in lines if ln.startswith("verdict: ")), "")
+    start = next((int(m.group(1)) for m in map(FROM.search, lines) if m), None)
+    back = next((int(m.group(1)) for m in map(BACK.match, lines) if m), None)
+    data = why_json(run)
+    ev = data.get("events", [])
+    fn = "lab_uaf_realloc"
+    want = {"allocation": source_line(fn, "p = kmalloc("), "free": source_line(fn, "kfree(p)"),
+            "reallocation": source_line(fn, "q = kmalloc("),
+            "access": source_line(fn, 'pr_info("%s value=%d\\n", scn, READ_ONCE(p[0]))')}
+    said = dict(re.findall(r"(allocation|kfree|reallocation|used) at kasan_lab\.c:(\d+)",
+                           verdict))
+    got = {"allocation": said.get("allocation"), "free": said.get("kfree"),
+           "reallocation": said.get("reallocation"), "access": said.get("used")}
+    acc = next((e for e in ev if e.get("kind") == "access"), {})
+    return [
+        ("one report on the serial log", r is not None, "%d reports" % len(run.reports())),
+        ("the verdict: a use after free, the slot reused", verdict.startswith(
+            "use after free, the slot reused:"), verdict or "no verdict line"),
+        ("the verdict names the module's lines of the allocation, the free, the "
+         "reallocation and the access (%s)" % ", ".join("%s %s" % kv for kv in want.items()),
+         all(want.values()) and all(str(want[k]) == got[k] for k in want), str(got)),
+        ("the access's pointer and memory tags are the report's",
+         r is not None and acc.get("text", "").endswith(
+             "pointer tag %s, memory tag %s" % (r["pointer_tag"], r["memory_tag"])),
+         acc.get("text", "no access event")),
+        ("the events are oldest first", bool(ev) and [e["icount"] for e in ev] == sorted(
+            e["icount"] for e in ev) and all(e["icount"] < (start or 0) for e in ev),
+         str([e.get("icount") for e in ev])),
+        ("kasan-why returned to the instruction it started from (text and json)",
+         start is not None and back == start and data.get("back") == start,
+         "started %s, back at %s" % (start, back)),
+    ]
 
 
 def kfree_line(fn="lab_uaf"):

@@ -21,6 +21,14 @@ ALTER = [
     ("realloc", "gdb", r"<- lab_uaf_realloc$", "<- lab_other"),
     ("redzone", "gdb", r"^(write 1: [0-9a-f]{2}\s+)[\w-]+", r"\1other"),
     ("redzone", "gdb", r"^stopped.*$", ""),
+    # kasan-why: another line, another bug, other tags, another order, not back
+    ("why", "gdb", r"(verdict: .*after kfree at kasan_lab\.c:)(\d+)",
+     lambda m: m.group(1) + str(int(m.group(2)) + 1)),
+    ("why", "gdb", r"^verdict: use after free, the slot reused", "verdict: out of bounds"),
+    ("why", "gdb", r"pointer tag ([0-9a-f]{2}), memory tag", "pointer tag 00, memory tag"),
+    ("why", "gdb", r'\A((?:.|\n)*?"icount": )(\d+)',
+     lambda m: m.group(1) + str(int(m.group(2)) + 10**8)),
+    ("why", "gdb", r"^back at instruction (\d+)", r"back at instruction 1\1"),
 ]
 
 
