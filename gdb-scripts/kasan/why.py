@@ -110,6 +110,9 @@ def parse(asm: str) -> Dict[str, Any]:
         d["kind"] = "call"
         # the AAPCS64 caller-saved registers, x0 the return value
         d["dests"] = ["x%d" % i for i in range(19)] + ["x30"]
+        if target and CHECK.match(target):
+            # sw-tags' outlined checks preserve every register but these
+            d["dests"] = ["x16", "x17", "x30"]
         if op == "blr" and ops:
             d["target_reg"] = reg(ops[0])
         return d
@@ -316,7 +319,7 @@ def verdict(events: Sequence[Event], ptr_tag: Optional[int], mem_tag: Optional[i
     if freed_after:
         parts.append("after %s at %s" % (freed_after[-1].get("call") or "the free",
                                          at(freed_after[-1])))
-    if realloc:
+    if realloc and freed_after:
         parts.append("and the reallocation at %s" % at(realloc[-1]))
     return " ".join(p for p in parts if p)
 

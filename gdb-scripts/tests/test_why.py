@@ -5,7 +5,7 @@
 register's value in a trace, the timeline and the verdict."""
 from kasan import why
 
-MOD = "/c/build/swtags-x/obj/kt/module/kasan_lab.c"
+MOD = "/b/module/kasan_lab.c"
 
 
 def regs(**kw):
@@ -43,6 +43,8 @@ def test_parse_loads_stores_calls_and_copies():
                 "tbz\tw0, #3, 0x20"):
         assert why.parse(asm)["dests"] == [], asm
     assert why.check_register("bl\t0xffffffc0002e0434 <__hwasan_check_x21_67043360>") == "x21"
+    d = why.parse("bl\t0xffffffc0002e0434 <__hwasan_check_x24_67043379>")
+    assert d["kind"] == "call" and "x0" not in d["dests"], "the checks keep x0..x15"
     assert why.check_register("bl\t0x1 <__asan_load1_noabort>") is None
 
 
