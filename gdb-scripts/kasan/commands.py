@@ -10,10 +10,11 @@ report.py, which need no gdb.
 
 import contextlib
 import os
+import re
 
 import gdb
 
-from kasan import history, modes, report, tags, why
+from kasan import history, modes, objinfo, report, tags, why
 
 
 def _kernel_dir():
@@ -23,15 +24,19 @@ def _kernel_dir():
     return os.path.dirname(os.path.realpath(prog))
 
 
-def kasan_params():
-    """Mode and shadow offset of the kernel being debugged, from its .config."""
+def kernel_config():
+    """The .config of the kernel being debugged, as {CONFIG_X: value}."""
     path = os.path.join(_kernel_dir(), ".config")
     try:
         with open(path) as f:
-            cfg = tags.parse_config(f.read())
+            return tags.parse_config(f.read())
     except OSError:
         raise tags.KasanError("cannot read %s (the build dir of this vmlinux)" % path)
-    return tags.params_from_config(cfg)
+
+
+def kasan_params():
+    """Mode and shadow offset of the kernel being debugged, from its .config."""
+    return tags.params_from_config(kernel_config())
 
 
 def esr_constants():
@@ -809,4 +814,142 @@ through QEMU's stub).""" % why.MAX_HOPS
         gdb.write("\n".join(out) + "\n")
 
 
+def symbolize(pc):
+    """A return address as a report prints it, without the function's size
+    (gdb does not know an ELF symbol's): name+0xoff [module]."""
+    try:
+        out = gdb.execute("info symbol 0x%x" % pc, to_string=True).strip()
+    except gdb.error:
+        return "0x%x" % pc
+    m = re.match(r"^(\S+)(?: \+ (\d+))? in section \S+(?: of (\S+))?", out)
+    if not m:
+        return "0x%x" % pc
+    name, off, objfile = m.group(1), int(m.group(2) or 0), m.group(3)
+    module = os.path.basename(objfile)[:-3] if objfile and objfile.endswith(".ko") else None
+    return objinfo.frame_text(name, off, None, module)
+
+
+def depot_stack(handle, page_shift):
+    """The return addresses of a stack depot handle, symbolized."""
+    if not handle:
+        return []
+    idx, off, valid = objinfo.handle_parts(handle, page_shift)
+    if not valid:
+        return []
+    slab = int(gdb.parse_and_eval("stack_slabs[%d]" % idx).cast(gdb.lookup_type("unsigned long")))
+    if not slab:
+        return []
+    rec = gdb.Value(slab + off).cast(gdb.lookup_type("struct stack_record").pointer())
+    n = int(rec["size"])
+    base = slab + off + gdb.lookup_type("struct stack_record").sizeof
+    raw = read_bytes(base, 8 * min(n, 64))
+    return [symbolize(int.from_bytes(raw[8 * i:8 * i + 8], "little")) for i in range(min(n, 64))]
+
+
+class KasanObject(KasanCommand):
+    """The slab object an address is in, and KASAN's stacks for it: kasan-object ADDR
+
+Live or in a replay.  From ADDR's struct page (arm64's virt_to_page) to
+its slab (struct slab, 6.1 mm/slab.h) and cache: the cache's name, the
+object's start, its size and the slot's, ADDR's offset in it, and whether
+it is allocated or free (the memory tag, or generic shadow, of its first
+granule).  Then what KASAN kept of its allocation and free:
+  tag-based modes: the stack ring (mm/kasan/tags.c), every entry of this
+  object, newest first, with its tag, and the two a report of an access
+  with ADDR's pointer tag prints (kasan_complete_mode_report_info());
+  generic: the object's alloc and free metadata (mm/kasan/generic.c).
+Each stack is read through the stack depot (lib/stackdepot.c) and printed
+as a report prints it, so the two can be compared line by line."""
+
+    name = "kasan-object"
+
+    def __init__(self):
+        super().__init__(self.name, gdb.COMMAND_DATA, gdb.COMPLETE_EXPRESSION)
+
+    def run(self, arg):
+        addr = value_to_int(arg, self.name)
+        check_kernel_address(addr)
+        cfg = kernel_config()
+        p = tags.params_from_config(cfg)
+        page_t = gdb.lookup_type("struct page")
+        lay = objinfo.layout_from_config(cfg, page_t.sizeof)
+        page = lay.page_of(addr)
+        pv = gdb.Value(page).cast(page_t.pointer()).dereference()
+        try:
+            head = int(pv["compound_head"])
+        except gdb.error:
+            raise tags.KasanError("cannot read the struct page of 0x%016x" % addr)
+        if head & 1:
+            page = head - 1
+            pv = gdb.Value(page).cast(page_t.pointer()).dereference()
+        flags = int(pv["flags"])
+        pg_slab = int(gdb.parse_and_eval("PG_slab"))
+        if not flags & (1 << pg_slab):
+            raise tags.KasanError("0x%016x is not in a slab (its page's flags 0x%x lack "
+                                  "PG_slab)" % (addr, flags))
+        slab = gdb.Value(page).cast(gdb.lookup_type("struct slab").pointer()).dereference()
+        cache = slab["slab_cache"].dereference()
+        name = cache["name"].string()
+        size, osize = int(cache["size"]), int(cache["object_size"])
+        base = lay.page_address(page)
+        idx, start, off = objinfo.slot(addr, base, size)
+        mem = None
+        if p.has_shadow:
+            mem = read_bytes(tags.mem_to_shadow(start, p), 1)[0]
+        out = ["kasan-object 0x%016x: cache %s, object 0x%016x (object size %d, slot %d, "
+               "index %d in the slab at 0x%016x), offset %d%s; %s" % (
+                   addr, name, start, osize, size, idx, base, off,
+                   " (past the object)" if off >= osize else "", objinfo.state(p.mode, mem))]
+        if p.tagged:
+            out += self.ring(addr, start, lay)
+        else:
+            out += self.generic(start, cache, mem, lay)
+        gdb.write("\n".join(out) + "\n")
+
+    def ring(self, addr, start, lay):
+        ring = gdb.parse_and_eval("stack_ring")
+        n, pos = int(ring["size"]), int(ring["pos"]["counter"])
+        et = gdb.lookup_type("struct kasan_stack_ring_entry")
+        offs = {f.name: f.bitpos // 8 for f in et.fields()}
+        raw = read_bytes(int(ring["entries"]), n * et.sizeof)
+        entries = objinfo.ring_entries(raw, n, et.sizeof, offs)
+        mine = objinfo.of_object(entries, pos, start)
+        out = ["stack ring (mm/kasan/tags.c, %d entries): %d of this object, newest first:"
+               % (n, len(mine))]
+        for e in mine[:8]:
+            out.append("  %-5s tag %02x  pid %d  (record -%d)" % (
+                "free" if e["is_free"] else "alloc", tags.tag_of(e["ptr"]), e["pid"], e["age"]))
+        tag = tags.tag_of(addr)
+        tr = objinfo.report_tracks(entries, pos, start, tag)
+        out.append("what a report of pointer tag %02x prints (report_tags.c):" % tag)
+        for k, title in (("alloc", "Allocated"), ("free", "Freed")):
+            e = tr[k]
+            if e is None:
+                out.append("%s: no entry with tag %02x" % (title, tag))
+                continue
+            out.append("%s by task %d:" % (title, e["pid"]))
+            out += [" " + f for f in depot_stack(e["stack"], lay.page_shift)]
+        return out
+
+    def generic(self, start, cache, mem, lay):
+        info = cache["kasan_info"]
+        out = []
+        ao = int(info["alloc_meta_offset"])
+        if ao:
+            meta = gdb.Value(start + ao).cast(
+                gdb.lookup_type("struct kasan_alloc_meta").pointer()).dereference()
+            t = meta["alloc_track"]
+            out.append("Allocated by task %d:" % int(t["pid"]))
+            out += [" " + f for f in depot_stack(int(t["stack"]), lay.page_shift)]
+        fo = int(info["free_meta_offset"])
+        if mem == 0xFA:     # KASAN_SLAB_FREETRACK: the free meta is valid
+            meta = gdb.Value(start + fo).cast(
+                gdb.lookup_type("struct kasan_free_meta").pointer()).dereference()
+            t = meta["free_track"]
+            out.append("Freed by task %d:" % int(t["pid"]))
+            out += [" " + f for f in depot_stack(int(t["stack"]), lay.page_shift)]
+        return out
+
+
 KasanWhy()
+KasanObject()

@@ -130,3 +130,46 @@ def test_the_lab_frame():
           ("lab_uaf", MOD, 420)]
     assert why.lab_frame(fr) == ("lab_uaf", MOD, 420)
     assert why.lab_frame(fr[:2]) is None
+
+
+def test_object_layout_ring_and_depot():
+    from kasan import objinfo
+    lay = objinfo.Layout(39, 12, 64)
+    assert lay.page_offset == 0xffffff8000000000
+    assert lay.vmemmap_start == 0xfffffffe00000000   # -(1 << (39 - 6))
+    page = lay.page_of(0xc4ffff8000b65500)
+    assert page == 0xfffffffe00000000 + 0xb65 * 64
+    assert lay.page_address(page) == 0xffffff8000b65000
+    assert objinfo.slot(0xc4ffff8000b65580, 0xffffff8000b65000, 128) == (
+        11, 0xffffff8000b65580, 0)
+    assert objinfo.slot(0xffffff8000b65505, 0xffffff8000b65000, 128)[1:] == (
+        0xffffff8000b65500, 5)
+    assert objinfo.state("sw_tags", 0xfe).startswith("free")
+    assert objinfo.state("sw_tags", 0x37) == "allocated (memory tag 37)"
+    assert objinfo.state("generic", 0x00) == "allocated"
+    assert objinfo.state("generic", 0xfa).startswith("free (shadow fa")
+    # the ring of uaf-realloc: alloc 62, free 62, alloc 37 (newest); and another object
+    obj = 0xffffff8000b65500
+    rows = [(0x62ffff8000b65500, False, 11), (0x62ffff8000b65500, True, 12),
+            (0x11ffff8000b65600, False, 13), (0x37ffff8000b65500, False, 14)]
+    esize, off = 32, {"ptr": 0, "size": 8, "pid": 16, "stack": 20, "is_free": 24}
+    raw = b""
+    for ptr, free, stack in rows + [(0, False, 0)] * 4:
+        raw += (ptr.to_bytes(8, "little") + (128).to_bytes(8, "little") +
+                (1).to_bytes(4, "little") + stack.to_bytes(4, "little") +
+                bytes([free]) + bytes(7))
+    ents = objinfo.ring_entries(raw, 8, esize, off)
+    assert ents[1]["is_free"] and ents[1]["stack"] == 12 and ents[0]["pid"] == 1
+    mine = objinfo.of_object(ents, 4, obj)
+    assert [e["stack"] for e in mine] == [14, 12, 11]
+    tr = objinfo.report_tracks(ents, 4, obj, 0x62)
+    assert tr["free"]["stack"] == 12 and tr["alloc"]["stack"] == 11
+    tr = objinfo.report_tracks(ents, 4, obj, 0x37)
+    assert tr["alloc"]["stack"] == 14 and tr["free"] is None
+    # a handle: index 3, offset 0x40 (4 units of 16), valid
+    assert objinfo.handle_parts(3 | (4 << 16) | (1 << 26)) == (3, 0x40, True)
+    assert objinfo.handle_parts(0)[2] is False
+    assert objinfo.frame_text("lab_uaf", 0x3c, None, "kasan_lab") == "lab_uaf+0x3c [kasan_lab]"
+    assert objinfo.same_stack(["kfree+0x64", "lab_uaf+0xb0 [kasan_lab]"],
+                              ["kfree+0x64/0x7c", "lab_uaf+0xb0/0x144 [kasan_lab]"])
+    assert not objinfo.same_stack(["kfree+0x60"], ["kfree+0x64/0x7c"])

@@ -29,6 +29,11 @@ ALTER = [
     ("why", "gdb", r'\A((?:.|\n)*?"icount": )(\d+)',
      lambda m: m.group(1) + str(int(m.group(2)) + 10**8)),
     ("why", "gdb", r"^back at instruction (\d+)", r"back at instruction 1\1"),
+    # kasan-object: another cache, a stack that is not the report's
+    ("why", "gdb", r"^(kasan-object .*: cache )kmalloc-128,", r"\1kmalloc-64,"),
+    ("why", "gdb", r"^ (lab_uaf_realloc\+0x)([0-9a-f]+)( \[kasan_lab\])$",
+     lambda m: m.group(1) + "%x" % (int(m.group(2), 16) + 4) + m.group(3)),
+    ("why", "gdb", r"^Freed by task 1:\n kasan_save_stack\+0x\w+\n", "Freed by task 1:\n"),
 ]
 
 
