@@ -496,6 +496,30 @@ def disassemble(pc):
 REGS = ["x%d" % i for i in range(31)] + ["sp"]
 
 
+class RawWatch:
+    """A write watchpoint on the address as the program uses it, tag
+    included.  QEMU compares a watchpoint with the virtual address of the
+    access, top byte and all; gdb drops an aarch64 address's top byte
+    before it asks the stub (its significant address bits), so a store
+    through a tagged pointer never hits a gdb watchpoint.  This one is a
+    Z2 packet sent as is; its stops are SIGTRAPs gdb does not name."""
+
+    def __init__(self, addr, length):
+        self.spec = "%x,%x" % (addr, length)
+        self.gdb_wp = None
+        out = gdb.execute("maint packet Z2,%s" % self.spec, to_string=True)
+        if "OK" not in out:
+            self.spec = None
+            self.gdb_wp = gdb.Breakpoint("*(unsigned long *)0x%x" % addr,
+                                         gdb.BP_WATCHPOINT, gdb.WP_WRITE, internal=True)
+
+    def delete(self):
+        if self.spec:
+            gdb.execute("maint packet z2,%s" % self.spec, to_string=True)
+        if self.gdb_wp is not None:
+            self.gdb_wp.delete()
+
+
 class KasanWhy(KasanCommand):
     """From a KASAN report to its causes, in one timeline: kasan-why [--json]
 
@@ -654,7 +678,7 @@ through QEMU's stub).""" % why.MAX_HOPS
                 continue
             # a load: the memory it read, and the store that wrote the value there
             maddr = o["addr"]
-            events.append({"kind": "load", "icount": st.get("icount"), "fn": fn,
+            events.append({"kind": "load", "icount": st.get("icount"), "fn": fn, "pc": st["pc"],
                            "where": where, "addr": maddr,
                            "text": "%s  loaded 0x%016x into %s from 0x%016x" % (
                                st["asm"], value, reg, maddr)})
@@ -681,8 +705,7 @@ through QEMU's stub).""" % why.MAX_HOPS
 
     def last_store(self, maddr, before):
         """The last write to the 8 bytes at maddr before instruction `before`."""
-        wp = gdb.Breakpoint("*(unsigned long *)0x%x" % maddr, gdb.BP_WATCHPOINT,
-                            gdb.WP_WRITE, internal=True)
+        wp = RawWatch(maddr, 8)
         try:
             for _ in range(20):
                 last = replay_icount()
@@ -699,8 +722,13 @@ through QEMU's stub).""" % why.MAX_HOPS
         f = gdb.selected_frame()
         frames = frame_list(f)
         pc = int(f.pc())
+        if not tags.is_kernel_address(pc):
+            return None     # the start of the recording: no store found
         for cand in (pc - 4, pc):
-            asm = disassemble(cand)
+            try:
+                asm = disassemble(cand)
+            except gdb.error:
+                return None
             insn = why.parse(asm)
             if insn["kind"] == "store":
                 break
