@@ -733,7 +733,11 @@ through QEMU's stub).""" % why.MAX_HOPS
             if insn["kind"] == "store":
                 break
         fn, where = outer_location(f)
-        value = int.from_bytes(read_bytes(maddr, 8), "little")
+        # the stop is after the store: its own line is that of its pc
+        sal = gdb.find_pc_line(cand)
+        if sal.symtab is not None and sal.line:
+            where = "%s:%d" % (history.tree_path(sal.symtab.filename), sal.line)
+        value = int.from_bytes(read_bytes(tags.untag(maddr), 8), "little")
         src = None
         if insn["kind"] == "store":
             a = why.address(insn["mem"], self.regs(f))

@@ -113,7 +113,8 @@ def source_line(fn, starts):
     """The first line of kasan_lab.c in function `fn` whose text starts with
     `starts` (after indentation), read from the source; None if none."""
     lines = open(MODULE_C).read().splitlines()
-    start = next(i for i, ln in enumerate(lines) if ln.startswith("static void %s(" % fn))
+    start = next(i for i, ln in enumerate(lines) if re.match(
+        r"static (noinline )?\w+ %s\(" % fn, ln))
     for i in range(start, len(lines)):
         if lines[i].strip().startswith(starts):
             return i + 1
@@ -171,31 +172,37 @@ def check_object(run):
     return res
 
 
-def check_why(run):
-    sec = run.sections()
-    r = the_report(run)
-    lines = sec.get("why", [])
+def why_verdict(run):
+    """(verdict, start, back, json) of a kasan-why run."""
+    lines = run.sections().get("why", [])
     verdict = next((ln[len("verdict: "):] for ln in lines if ln.startswith("verdict: ")), "")
     start = next((int(m.group(1)) for m in map(FROM.search, lines) if m), None)
     back = next((int(m.group(1)) for m in map(BACK.match, lines) if m), None)
-    data = why_json(run)
+    return verdict, start, back, why_json(run)
+
+
+# What the verdict names, as "word at kasan_lab.c:LINE", and where each
+# line is in the source: (function, the text its line starts with).
+SAID = re.compile(r"(allocation|kfree|reallocation|used|stored|loaded) at kasan_lab\.c:(\d+)")
+
+
+def why_checks(run, kind, want):
+    """kasan-why's timeline and verdict against the report and the source:
+    want maps a verdict word to (function, line text) of kasan_lab.c."""
+    r = the_report(run)
+    verdict, start, back, data = why_verdict(run)
     ev = data.get("events", [])
-    fn = "lab_uaf_realloc"
-    want = {"allocation": source_line(fn, "p = kmalloc("), "free": source_line(fn, "kfree(p)"),
-            "reallocation": source_line(fn, "q = kmalloc("),
-            "access": source_line(fn, 'pr_info("%s value=%d\\n", scn, READ_ONCE(p[0]))')}
-    said = dict(re.findall(r"(allocation|kfree|reallocation|used) at kasan_lab\.c:(\d+)",
-                           verdict))
-    got = {"allocation": said.get("allocation"), "free": said.get("kfree"),
-           "reallocation": said.get("reallocation"), "access": said.get("used")}
+    lines = {k: source_line(fn, text) for k, (fn, text) in want.items()}
+    said = dict(SAID.findall(verdict))
     acc = next((e for e in ev if e.get("kind") == "access"), {})
     return check_object(run) + [
         ("one report on the serial log", r is not None, "%d reports" % len(run.reports())),
-        ("the verdict: a use after free, the slot reused", verdict.startswith(
-            "use after free, the slot reused:"), verdict or "no verdict line"),
-        ("the verdict names the module's lines of the allocation, the free, the "
-         "reallocation and the access (%s)" % ", ".join("%s %s" % kv for kv in want.items()),
-         all(want.values()) and all(str(want[k]) == got[k] for k in want), str(got)),
+        ("the verdict: %s" % kind, verdict.startswith(kind + ":"),
+         verdict or "no verdict line"),
+        ("the verdict names the module's lines (%s)" % ", ".join(
+            "%s %s" % kv for kv in lines.items()),
+         all(lines.values()) and all(str(lines[k]) == said.get(k) for k in lines),
+         str(said)),
         ("the access's pointer and memory tags are the report's",
          r is not None and acc.get("text", "").endswith(
              "pointer tag %s, memory tag %s" % (r["pointer_tag"], r["memory_tag"])),
@@ -207,6 +214,24 @@ def check_why(run):
          start is not None and back == start and data.get("back") == start,
          "started %s, back at %s" % (start, back)),
     ]
+
+
+def check_why(run):
+    fn = "lab_uaf_realloc"
+    return why_checks(run, "use after free, the slot reused", {
+        "allocation": (fn, "p = kmalloc("), "kfree": (fn, "kfree(p)"),
+        "reallocation": (fn, "q = kmalloc("),
+        "used": (fn, 'pr_info("%s value=%d\\n", scn, READ_ONCE(p[0]))')})
+
+
+FIELD = {"allocation": ("lab_uaf_field", "p = kmalloc("), "kfree": ("lab_uaf_field", "kfree(p)"),
+         "stored": ("lab_holder_set", "WRITE_ONCE(h->buf, p)"),
+         "loaded": ("lab_holder_peek", "char *p = READ_ONCE(h->buf)"),
+         "used": ("lab_holder_peek", "return READ_ONCE(p[0])")}
+
+
+def check_field(run):
+    return why_checks(run, "use after free", FIELD)
 
 
 def kfree_line(fn="lab_uaf"):
@@ -268,4 +293,32 @@ def ex_tagwrite(run, runs):
          "you printed %s" % mine),
         ("and printed the instruction (x/i $pc)",
          any(re.search(r"=> 0x[0-9a-f]+ <", ln) for ln in student), "no x/i line"),
+    ]
+
+
+def ex_field(run, runs):
+    """7.3: the student's $load and $store are the load and the store
+    kasan-why found on the same recording (the field step's run)."""
+    sec = run.sections()
+    state = sec.get("state", [])
+    got = dict(re.findall(r"^(load|store): 0x([0-9a-f]+)$", "\n".join(state), re.M))
+    ins = [ln for ln in state if re.match(r"^\s*0x[0-9a-f]+ <", ln)]
+    ref = runs.get("field")
+    ev = why_json(ref).get("events", []) if ref is not None else []
+    want = {k: next(("%016x" % e["pc"] for e in ev if e.get("kind") == k and "pc" in e), None)
+            for k in ("load", "store")}
+    src = code_lines(os.path.join(HERE, "student", "field.gdb"))
+    used = re.search(r"^\s*(reverse-\w+|rc|rs|rn|rsi|rni)\b|reverse-continue", src, re.M)
+    return [
+        ("your file runs the replay backwards (reverse-continue, reverse-step, ...)",
+         bool(used), "no reverse command in student/field.gdb"),
+        ("$load is kasan-why's load of the stale pointer (%s)" % want["load"],
+         want["load"] is not None and got.get("load") == want["load"],
+         "your $load: %s" % got.get("load")),
+        ("$store is kasan-why's store of it into the struct field (%s)" % want["store"],
+         want["store"] is not None and got.get("store") == want["store"],
+         "your $store: %s" % got.get("store")),
+        ("the grader's gdb shows a load and a store there (x/i)",
+         len(ins) == 2 and re.search(r":\s+ldr", ins[0]) is not None and
+         re.search(r":\s+st", ins[1]) is not None, "; ".join(ins) or "no x/i lines"),
     ]

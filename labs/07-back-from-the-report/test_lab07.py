@@ -37,10 +37,24 @@ ALTER = [
 ]
 
 
+ALTER += [
+    # the uaf-field scenario: kasan-why's store, load or access on another line
+    ("field", "gdb", r"(stored at kasan_lab\.c:)(\d+)", lambda m: m.group(1) + str(int(m.group(2)) + 1)),
+    ("field", "gdb", r"(loaded at kasan_lab\.c:)(\d+)", lambda m: m.group(1) + str(int(m.group(2)) - 1)),
+    ("field", "gdb", r"^verdict: use after free: ", "verdict: out of bounds: "),
+    ("field", "gdb", r"^(kasan-object .*: cache )kmalloc-128,", r"\1kmalloc-64,"),
+]
+
+
 # (exercise, step, kind, regex, replacement): each must turn the exercise's
 # check BAD (tests/test_exercises.py runs them).
 EX_ALTER = [
     ("7.1", "ex-freed", "gdb", r"(kasan_lab\.c:)(\d+)", lambda m: m.group(1) + str(int(m.group(2)) + 1)),
     ("7.2", "ex-tagwrite", "gdb", r"(instruction count = )(\d+)",
      lambda m: m.group(1) + str(int(m.group(2)) - 1)),
+    ("7.3", "ex-field", "gdb", r"^(load: 0x)([0-9a-f]+)$",
+     lambda m: m.group(1) + "%016x" % (int(m.group(2), 16) + 4)),
+    ("7.3", "ex-field", "gdb", r"^(store: 0x)([0-9a-f]+)$",
+     lambda m: m.group(1) + "%016x" % (int(m.group(2), 16) - 4)),
+    ("7.3", "ex-field", "gdb", r"(<lab_holder_set\+\d+>:\s+)str", r"\1ldr"),
 ]
