@@ -157,9 +157,12 @@ def parse(asm: str) -> Dict[str, Any]:
         d["kind"], d["src"] = "copy", reg(ops[1])
     elif op == "orr" and len(ops) == 3 and ops[1] in ("xzr", "wzr") and reg(ops[2]):
         d["kind"], d["src"] = "copy", reg(ops[2])
-    elif op in ARITH and len(ops) == 3 and reg(ops[1]) and _imm(ops[2]) is not None:
+    elif op in ARITH and len(ops) in (3, 4) and reg(ops[1]) and _imm(ops[2]) is not None \
+            and (len(ops) == 3 or re.match(r"^lsl #\d+$", ops[3])):
+        # add xd, xn, #imm[, lsl #12]
+        shift = int(ops[3].split("#")[1]) if len(ops) == 4 else 0
         d["kind"], d["src"] = "arith", reg(ops[1])
-        d["delta"] = _imm(ops[2]) * (1 if op == "add" else -1)
+        d["delta"] = (_imm(ops[2]) << shift) * (1 if op == "add" else -1)
     return d
 
 
@@ -294,6 +297,14 @@ def verdict(events: Sequence[Event], ptr_tag: Optional[int], mem_tag: Optional[i
 
     freed_after = [f for f in frees if alloc is None or
                    (f.get("icount") or 0) > (alloc.get("icount") or 0)]
+    # The granule's life is the object's only if the allocation that gave
+    # it the pointer's tag is the one the pointer came from (same line);
+    # otherwise the pointer strayed into memory another allocation tagged
+    # alike (a past life of a neighbour, say): its frees are not ours.
+    tagged = by.get("tag", [])
+    other = None
+    if alloc is not None and tagged and not any(at(t) == at(alloc) for t in tagged):
+        other, freed_after, realloc = tagged[-1], [], []
     if freed_after and realloc:
         kind = "use after free, the slot reused"
     elif freed_after:
@@ -321,6 +332,9 @@ def verdict(events: Sequence[Event], ptr_tag: Optional[int], mem_tag: Optional[i
                                          at(freed_after[-1])))
     if realloc and freed_after:
         parts.append("and the reallocation at %s" % at(realloc[-1]))
+    if other is not None:
+        parts.append("(the granule it hit got the pointer's tag from another allocation, "
+                     "at %s)" % at(other))
     return " ".join(p for p in parts if p)
 
 

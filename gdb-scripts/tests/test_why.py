@@ -35,6 +35,8 @@ def test_parse_loads_stores_calls_and_copies():
     assert d["kind"] == "copy" and d["src"] == "x0" and d["dests"] == ["x21"]
     d = why.parse("add\tx22, x21, #0x80")
     assert d["kind"] == "arith" and d["src"] == "x21" and d["delta"] == 0x80
+    d = why.parse("add\tx22, x23, #0x1, lsl #12")
+    assert d["kind"] == "arith" and d["src"] == "x23" and d["delta"] == 0x1000
     d = why.parse("sub\tx1, x1, #16")
     assert d["delta"] == -16
     d = why.parse("mov\tw3, #0x80                  \t// #128")
@@ -111,6 +113,13 @@ def test_verdicts_name_the_module_lines():
     assert why.verdict(oob, 0x2d, 0xfe) == (
         "out of bounds: the pointer returned by the allocation at kasan_lab.c:311 +0x80 was "
         "used at kasan_lab.c:332")
+    # oob-history: the neighbour granule got our tag from another allocation
+    hist = [ev("access", 300, 508), ev("alloc", 100, 349), ev("offset", 290, 507, delta=0x80),
+            ev("tag", 150, 463), ev("free", 160, 457), ev("realloc", 170, 463)]
+    assert why.verdict(hist, 0x37, 0x0e) == (
+        "out of bounds: the pointer returned by the allocation at kasan_lab.c:349 +0x80 was "
+        "used at kasan_lab.c:508 (the granule it hit got the pointer's tag from another "
+        "allocation, at kasan_lab.c:463)")
     field = uaf + [ev("store", 120, 440), ev("load", 250, 450)]
     v = why.verdict(field, 0xc4, 0xfe)
     assert v == ("use after free: the pointer returned by the allocation at kasan_lab.c:415 "
