@@ -765,7 +765,9 @@ through QEMU's stub).""" % why.MAX_HOPS
                            "where": "%s:%d" % (lab[1], lab[2]) if lab else
                            "%s:%d" % (wpath, wline),
                            "call": chain[-2] if len(chain) > 1 else wfn,
-                           "text": "memory tag %02x  (%s)" % (value, " <- ".join(chain))})
+                           "text": "%s %02x  (%s)" % (
+                               "memory tag" if p.mode == modes.SW_TAGS.name else "shadow",
+                               value, " <- ".join(chain))})
         notes.append("memory: %s" % (
             "the allocation that gave the granule the pointer's tag was found" if found
             else "the walk back stopped: " + reason))
@@ -807,9 +809,11 @@ through QEMU's stub).""" % why.MAX_HOPS
             f = gdb.selected_frame()
             value = tags.to_u64(int(f.read_register(reg)))
             fn, where = outer_location(f)
-            acc = next((why.parse(disassemble(ip + 4 * i)) for i in range(4)
-                        if why.parse(disassemble(ip + 4 * i))["kind"] in ("load", "store")),
-                       None)
+            # the access: the first load or store from the check on that is
+            # not the frame's own (generic: the call saved x29, x30 first)
+            acc = next((d for d in (why.parse(disassemble(ip + 4 * i)) for i in range(6))
+                        if d["kind"] in ("load", "store") and
+                        d["mem"]["base"] not in ("sp", "x29")), None)
             ptr_tag = tags.tag_of(value) if p.tagged else None
             mem_tag = None
             if p.mode == modes.SW_TAGS.name:
