@@ -20,6 +20,7 @@ about its object, as 6.1 keeps it:
   struct stack_record whose entries are the return addresses.
 """
 
+import re
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from kasan import tags
@@ -149,7 +150,23 @@ def frame_text(name: Optional[str], off: int, size: Optional[int],
 
 
 def same_stack(mine: Sequence[str], printed: Sequence[str]) -> bool:
-    """The same frames: function and offset (the size is not always known here)."""
+    """The same frames, function and offset (gdb does not know the sizes);
+    an empty stack is never the same as another."""
     def key(f: str) -> str:
         return f.split("/")[0].split(" ")[0]
-    return [key(f) for f in mine] == [key(f) for f in printed]
+    return bool(mine) and [key(f) for f in mine] == [key(f) for f in printed]
+
+
+def printed_stacks(lines: Sequence[str]) -> Dict[str, List[str]]:
+    """kasan-object's stacks, from its output: {"alloc": [...], "free": [...]}."""
+    out: Dict[str, List[str]] = {}
+    cur: Optional[List[str]] = None
+    for ln in lines:
+        m = re.match(r"^(Allocated|Freed) by task \d+:$", ln)
+        if m:
+            cur = out.setdefault("alloc" if m.group(1) == "Allocated" else "free", [])
+        elif cur is not None and ln.startswith(" ") and ln.strip():
+            cur.append(ln.strip())
+        else:
+            cur = None
+    return out

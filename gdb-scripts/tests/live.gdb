@@ -5,6 +5,9 @@ break kasan_report
 continue
 echo KT-GDB kasan-tag\n
 kasan-tag $x0
+echo KT-GDB kasan-object\n
+kasan-modsyms
+kasan-object $x0
 echo KT-GDB kasan-shadow\n
 kasan-shadow $x0
 echo KT-GDB functions\n

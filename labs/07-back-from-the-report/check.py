@@ -6,6 +6,7 @@ import json
 import os
 import re
 
+from kasan import objinfo
 from labs.lab import backtrace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -132,34 +133,13 @@ def why_json(run):
         return {}
 
 
-def object_stacks(lines):
-    """kasan-object's printed stacks: {"alloc": [frames], "free": [frames]}."""
-    out, cur = {}, None
-    for ln in lines:
-        m = re.match(r"^(Allocated|Freed) by task \d+:$", ln)
-        if m:
-            cur = out.setdefault("alloc" if m.group(1) == "Allocated" else "free", [])
-        elif cur is not None and ln.startswith(" ") and ln.strip():
-            cur.append(ln.strip())
-        else:
-            cur = None
-    return out
-
-
-def same_stack(mine, printed):
-    """The same frames, function and offset (gdb does not know the sizes)."""
-    def key(f):
-        return f.split("/")[0].split(" ")[0]
-    return bool(mine) and [key(f) for f in mine] == [key(f) for f in printed]
-
-
 def check_object(run):
     """kasan-object at the report: the report's object and cache, and its
     allocation and free stacks read back from the stack ring and depot."""
     r = the_report(run)
     lines = run.sections().get("object", [])
     head = lines[0] if lines else ""
-    st = object_stacks(lines)
+    st = objinfo.printed_stacks(lines)
     res = [("kasan-object names the report's cache and object (%s, %s)" % (
         r and r["cache"], r and r["object"]),
         r is not None and ("cache %s," % r["cache"]) in head and
@@ -167,7 +147,7 @@ def check_object(run):
     for k, name in (("alloc", "allocation"), ("free", "free")):
         want = r[k + "_stack"] if r else []
         res.append(("its %s stack is the report's (%d frames)" % (name, len(want)),
-                    same_stack(st.get(k, []), want),
+                    objinfo.same_stack(st.get(k, []), want),
                     "kasan-object: %s" % (st.get(k, [])[:8] or "none")))
     return res
 
