@@ -531,7 +531,7 @@ the pointer back, one hop at a time: the instruction that put the value
 in that register -- a load, whose memory it watches backwards to the
 store that wrote the value there, a copy or an addition from another
 register, the return value of an allocator (the end), or an argument
-from the caller -- up to %d hops.  Where the chain breaks (a value
+from the caller -- up to 6 hops (why.MAX_HOPS).  Where the chain breaks (a value
 computed in registers, a copy by memcpy), it says so.  Then the memory's
 life, as kasan-history walks it: the allocation that gave the granule the
 pointer's tag, the free, a reallocation.  It prints the events oldest
@@ -541,7 +541,7 @@ where it started.  Forward stepping is how it traces a function (QEMU
 replays forward quickly, backward slowly): it goes back once to the
 function's entry and steps forward with nexti.  hw-tags: the origin of
 the pointer, but no memory tag history (MTE tag storage cannot be watched
-through QEMU's stub).""" % why.MAX_HOPS
+through QEMU's stub)."""
 
     name = "kasan-why"
 
@@ -639,6 +639,8 @@ through QEMU's stub).""" % why.MAX_HOPS
         while hops < why.MAX_HOPS:
             o = why.origin(steps, reg, end)
             st = steps[o["step"]]
+            if st.get("icount") is None:
+                st["icount"] = why.icount_at(steps, o["step"])
             fn, where = self.where_of(st)
             if o["how"] in ("copy", "arith"):
                 if o["delta"]:

@@ -248,6 +248,16 @@ def origin(trace: Sequence[Step], register: str, end: Optional[int] = None) -> D
     return {"how": "entry", "step": 0}
 
 
+def icount_at(trace: Sequence[Step], i: int) -> Optional[int]:
+    """The instruction count of step i: its own, or counted back from the
+    next step that has one -- every step between is one instruction (the
+    tracer records the count of every call, which nexti steps over)."""
+    for k in range(i, len(trace)):
+        if trace[k].get("icount") is not None:
+            return trace[k]["icount"] - (k - i)
+    return None
+
+
 def is_allocator(name: Optional[str]) -> bool:
     return bool(name) and (name in ALLOCATORS or name.split(".")[0] in ALLOCATORS)
 

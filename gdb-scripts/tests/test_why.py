@@ -182,3 +182,20 @@ def test_object_layout_ring_and_depot():
     assert objinfo.same_stack(["kfree+0x64", "lab_uaf+0xb0 [kasan_lab]"],
                               ["kfree+0x64/0x7c", "lab_uaf+0xb0/0x144 [kasan_lab]"])
     assert not objinfo.same_stack(["kfree+0x60"], ["kfree+0x64/0x7c"])
+
+
+def test_the_commands_have_their_help():
+    """A gdb command's help is its class docstring: a string literal."""
+    import ast
+    import os
+    src = open(os.path.join(os.path.dirname(why.__file__), "commands.py")).read()
+    for node in ast.parse(src).body:
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Kasan"):
+            assert ast.get_docstring(node), node.name
+    assert "up to 6 hops" in src and why.MAX_HOPS == 6
+
+
+def test_icount_of_a_step_counted_back():
+    tr = [{"icount": 100}, {}, {}, {"icount": 110}, {}, {"icount": 120}, {}]
+    assert why.icount_at(tr, 0) == 100 and why.icount_at(tr, 1) == 108
+    assert why.icount_at(tr, 4) == 119 and why.icount_at(tr, 6) is None
