@@ -474,6 +474,22 @@ def outer_location(frame):
     return f.name() or "??", "%s:%d" % (path, sal.line or 0) if path else "??"
 
 
+def pc_location(pc):
+    """(function, file:line) of pc from the debug info alone (no frame)."""
+    sal = gdb.find_pc_line(pc)
+    path = history.tree_path(sal.symtab.filename if sal.symtab else "")
+    try:
+        blk = gdb.block_for_pc(pc)
+    except RuntimeError:
+        blk = None
+    name = None
+    while blk is not None:
+        if blk.function is not None:
+            name = blk.function.name
+        blk = blk.superblock
+    return name or "??", "%s:%d" % (path, sal.line) if path else "??"
+
+
 def function_start(pc):
     """The start of the function around pc (its outermost block), or None."""
     try:
@@ -540,8 +556,9 @@ in one line; --json prints the same as JSON.  It ends at the instruction
 where it started.  Forward stepping is how it traces a function (QEMU
 replays forward quickly, backward slowly): it goes back once to the
 function's entry and steps forward with nexti.  hw-tags: the origin of
-the pointer, but no memory tag history (MTE tag storage cannot be watched
-through QEMU's stub)."""
+the pointer the same way, but no memory tag history (MTE tag storage
+cannot be watched through QEMU's stub): the allocation and the free are
+the stack ring's, without instruction counts."""
 
     name = "kasan-why"
 
@@ -568,18 +585,29 @@ through QEMU's stub)."""
         f = frame or gdb.selected_frame()
         return {r: tags.to_u64(int(f.read_register(r))) for r in REGS}
 
-    def rewind_to(self, pc, before=None):
+    def rewind_to(self, pc, before=None, fault=False):
         """reverse-continue to a stop at pc (at an instruction count below
-        `before` if given); the icount there, or None."""
+        `before` if given); the icount there, or None.  fault: pc is an
+        access that faulted (hw-tags), and QEMU may report the stop after
+        the exception was taken, at the vector: the general registers are
+        still the access's, so any earlier stop will do."""
         bp = gdb.Breakpoint("*0x%x" % pc, internal=True)
+        stuck = 0
         try:
             for _ in range(50):
                 last = replay_icount()
                 gdb.execute("reverse-continue", to_string=True)
                 now = replay_icount()
-                if now is None or last is None or now >= last:
+                if now is None or last is None:
                     return None
-                if int(gdb.selected_frame().pc()) == pc and (before is None or now < before):
+                if now >= last:
+                    # QEMU (hw-tags) sometimes reports a stop where it is: again
+                    stuck += 1
+                    if stuck == 3:
+                        return None
+                    continue
+                if (fault or int(gdb.selected_frame().pc()) == pc) and \
+                        (before is None or now < before):
                     return now
             return None
         finally:
@@ -774,6 +802,37 @@ through QEMU's stub)."""
             "the allocation that gave the granule the pointer's tag was found" if found
             else "the walk back stopped: " + reason))
 
+    @staticmethod
+    def ring_life(addr, ptr_tag, events, notes):
+        """hw-tags: the allocation and free the stack ring keeps for the
+        object with the pointer's tag (a report's), as events without an
+        instruction count, placed at the lab module's line of each stack."""
+        try:
+            o = locate_object(addr)
+            entries, pos, _ = stack_ring()
+        except (tags.KasanError, gdb.error) as e:
+            notes.append("no stack ring records: %s" % e)
+            return
+        tr = objinfo.report_tracks(entries, pos, o["start"], ptr_tag)
+        for k, kind in (("alloc", "tag"), ("free", "free")):
+            e = tr[k]
+            if e is None:
+                continue
+            pcs = depot_pcs(e["stack"], o["layout"].page_shift)
+            names = [symbolize(pc) for pc in pcs]
+            i = next((j for j, n in enumerate(names) if n.endswith("[kasan_lab]") or
+                      n.startswith("lab_")), None)
+            if i is None:
+                continue
+            sal = gdb.find_pc_line(pcs[i] - 4)
+            where = "%s:%d" % (history.tree_path(sal.symtab.filename), sal.line) \
+                if sal.symtab is not None else "??"
+            events.append({"kind": kind, "icount": None, "ring": True,
+                           "fn": names[i].split("+")[0], "where": where,
+                           "call": names[i - 1].split("+")[0] if i else None,
+                           "text": "from the stack ring (tag %02x; no instruction count): %s"
+                           % (ptr_tag, " <- ".join(n.split("+")[0] for n in names[3:i + 1]))})
+
     def run(self, arg):
         argv = gdb.string_to_argv(arg)
         if [a for a in argv if a != "--json"]:
@@ -786,7 +845,9 @@ through QEMU's stub)."""
         if site is not None:
             addr, ip, _size = site
             call = disassemble(ip - 4)
-            if why.parse(call)["kind"] == "call":
+            # hw-tags reports the faulting access itself (regs->pc); the
+            # other modes the return address of their check's call
+            if p.mode != modes.HW_TAGS.name and why.parse(call)["kind"] == "call":
                 back_to, reg = ip - 4, why.check_register(call) or "x0"
             else:       # hw-tags: ip is the faulting instruction itself
                 insn = why.parse(disassemble(ip))
@@ -804,13 +865,16 @@ through QEMU's stub)."""
         events, notes = [], []
         result = {"addr": addr, "start": start, "mode": p.mode}
         with paused_breakpoints(start, quiet_stops=True):
+            fault = back_to == ip and site is not None
             at = start if back_to == int(gdb.selected_frame().pc()) and site is None \
-                else self.rewind_to(back_to)
+                else self.rewind_to(back_to, fault=fault)
             if at is None:
                 raise tags.KasanError("could not go back to the access at 0x%x" % back_to)
             f = gdb.selected_frame()
             value = tags.to_u64(int(f.read_register(reg)))
             fn, where = outer_location(f)
+            if fault and int(f.pc()) != back_to:
+                fn, where = pc_location(back_to)
             # the access: the first load or store from the check on that is
             # not the frame's own (generic: the call saved x29, x30 first)
             acc = next((d for d in (why.parse(disassemble(ip + 4 * i)) for i in range(6))
@@ -826,6 +890,12 @@ through QEMU's stub)."""
                                ", pointer tag %02x" % ptr_tag if ptr_tag is not None else "",
                                ", memory tag %02x" % mem_tag if mem_tag is not None else "")})
             result.update(reg=reg, pointer=value, pointer_tag=ptr_tag, memory_tag=mem_tag)
+            moff = acc["mem"]["offset"] if acc is not None and acc["mem"]["base"] == reg else 0
+            if fault and moff:
+                # hw-tags: the register holds the base, the access adds the offset
+                events.append({"kind": "offset", "icount": at, "fn": fn, "where": where,
+                               "delta": moff, "text": "the access adds %+#x to %s" % (
+                                   moff, reg)})
             try:
                 self.origin_chain(reg, value, back_to, at, events, notes)
             except tags.KasanError as e:
@@ -835,6 +905,9 @@ through QEMU's stub)."""
                 self.memory_life(addr, p, ptr_tag, events, notes)
             else:
                 notes.append(why.HW_TAGS)
+                if p.tagged and ptr_tag is not None:
+                    seek(start)     # the ring as the report saw it
+                    self.ring_life(addr, ptr_tag, events, notes)
         back = replay_icount()
         line = why.verdict(events, ptr_tag, mem_tag)
         result.update(events=why.timeline(events), notes=notes, verdict=line, back=back)
@@ -869,6 +942,11 @@ def symbolize(pc):
 
 def depot_stack(handle, page_shift):
     """The return addresses of a stack depot handle, symbolized."""
+    return [symbolize(pc) for pc in depot_pcs(handle, page_shift)]
+
+
+def depot_pcs(handle, page_shift):
+    """The return addresses of a stack depot handle (lib/stackdepot.c)."""
     if not handle:
         return []
     idx, off, valid = objinfo.handle_parts(handle, page_shift)
@@ -881,7 +959,50 @@ def depot_stack(handle, page_shift):
     n = int(rec["size"])
     base = slab + off + gdb.lookup_type("struct stack_record").sizeof
     raw = read_bytes(base, 8 * min(n, 64))
-    return [symbolize(int.from_bytes(raw[8 * i:8 * i + 8], "little")) for i in range(min(n, 64))]
+    return [int.from_bytes(raw[8 * i:8 * i + 8], "little") for i in range(min(n, 64))]
+
+
+def locate_object(addr):
+    """The slab object addr is in: {cache, start, size, object_size, index,
+    base, offset, mem (its first granule's memory tag or shadow, None in
+    hw-tags), params, layout}; KasanError where it is not in a slab."""
+    cfg = kernel_config()
+    p = tags.params_from_config(cfg)
+    page_t = gdb.lookup_type("struct page")
+    lay = objinfo.layout_from_config(cfg, page_t.sizeof)
+    page = lay.page_of(addr)
+    pv = gdb.Value(page).cast(page_t.pointer()).dereference()
+    try:
+        head = int(pv["compound_head"])
+    except gdb.error:
+        raise tags.KasanError("cannot read the struct page of 0x%016x" % addr)
+    if head & 1:
+        page = head - 1
+        pv = gdb.Value(page).cast(page_t.pointer()).dereference()
+    flags = int(pv["flags"])
+    pg_slab = int(gdb.parse_and_eval("PG_slab"))
+    if not flags & (1 << pg_slab):
+        raise tags.KasanError("0x%016x is not in a slab (its page's flags 0x%x lack "
+                              "PG_slab)" % (addr, flags))
+    slab = gdb.Value(page).cast(gdb.lookup_type("struct slab").pointer()).dereference()
+    cache = slab["slab_cache"].dereference()
+    size = int(cache["size"])
+    base = lay.page_address(page)
+    idx, start, off = objinfo.slot(addr, base, size)
+    mem = read_bytes(tags.mem_to_shadow(start, p), 1)[0] if p.has_shadow else None
+    return {"cache": cache["name"].string(), "cache_value": cache, "start": start,
+            "size": size, "object_size": int(cache["object_size"]), "index": idx,
+            "base": base, "offset": off, "mem": mem, "params": p, "layout": lay}
+
+
+def stack_ring():
+    """(entries, pos, size) of the tag modes' stack ring (mm/kasan/tags.c)."""
+    ring = gdb.parse_and_eval("stack_ring")
+    n, pos = int(ring["size"]), int(ring["pos"]["counter"])
+    et = gdb.lookup_type("struct kasan_stack_ring_entry")
+    offs = {f.name: f.bitpos // 8 for f in et.fields()}
+    raw = read_bytes(int(ring["entries"]), n * et.sizeof)
+    return objinfo.ring_entries(raw, n, et.sizeof, offs), pos, n
 
 
 class KasanObject(KasanCommand):
@@ -907,50 +1028,22 @@ as a report prints it, so the two can be compared line by line."""
     def run(self, arg):
         addr = value_to_int(arg, self.name)
         check_kernel_address(addr)
-        cfg = kernel_config()
-        p = tags.params_from_config(cfg)
-        page_t = gdb.lookup_type("struct page")
-        lay = objinfo.layout_from_config(cfg, page_t.sizeof)
-        page = lay.page_of(addr)
-        pv = gdb.Value(page).cast(page_t.pointer()).dereference()
-        try:
-            head = int(pv["compound_head"])
-        except gdb.error:
-            raise tags.KasanError("cannot read the struct page of 0x%016x" % addr)
-        if head & 1:
-            page = head - 1
-            pv = gdb.Value(page).cast(page_t.pointer()).dereference()
-        flags = int(pv["flags"])
-        pg_slab = int(gdb.parse_and_eval("PG_slab"))
-        if not flags & (1 << pg_slab):
-            raise tags.KasanError("0x%016x is not in a slab (its page's flags 0x%x lack "
-                                  "PG_slab)" % (addr, flags))
-        slab = gdb.Value(page).cast(gdb.lookup_type("struct slab").pointer()).dereference()
-        cache = slab["slab_cache"].dereference()
-        name = cache["name"].string()
-        size, osize = int(cache["size"]), int(cache["object_size"])
-        base = lay.page_address(page)
-        idx, start, off = objinfo.slot(addr, base, size)
-        mem = None
-        if p.has_shadow:
-            mem = read_bytes(tags.mem_to_shadow(start, p), 1)[0]
+        o = locate_object(addr)
+        p, lay = o["params"], o["layout"]
         out = ["kasan-object 0x%016x: cache %s, object 0x%016x (object size %d, slot %d, "
                "index %d in the slab at 0x%016x), offset %d%s; %s" % (
-                   addr, name, start, osize, size, idx, base, off,
-                   " (past the object)" if off >= osize else "", objinfo.state(p.mode, mem))]
+                   addr, o["cache"], o["start"], o["object_size"], o["size"], o["index"],
+                   o["base"], o["offset"],
+                   " (past the object)" if o["offset"] >= o["object_size"] else "",
+                   objinfo.state(p.mode, o["mem"]))]
         if p.tagged:
-            out += self.ring(addr, start, lay)
+            out += self.ring(addr, o["start"], lay)
         else:
-            out += self.generic(start, cache, mem, lay)
+            out += self.generic(o["start"], o["cache_value"], o["mem"], lay)
         gdb.write("\n".join(out) + "\n")
 
     def ring(self, addr, start, lay):
-        ring = gdb.parse_and_eval("stack_ring")
-        n, pos = int(ring["size"]), int(ring["pos"]["counter"])
-        et = gdb.lookup_type("struct kasan_stack_ring_entry")
-        offs = {f.name: f.bitpos // 8 for f in et.fields()}
-        raw = read_bytes(int(ring["entries"]), n * et.sizeof)
-        entries = objinfo.ring_entries(raw, n, et.sizeof, offs)
+        entries, pos, n = stack_ring()
         mine = objinfo.of_object(entries, pos, start)
         out = ["stack ring (mm/kasan/tags.c, %d entries): %d of this object, newest first:"
                % (n, len(mine))]

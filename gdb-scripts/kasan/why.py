@@ -33,8 +33,8 @@ NOT_A_REPLAY = ("not a replay: kasan-why runs the kernel backwards, which needs 
 NOT_AT_REPORT = ("not at a KASAN report: stop in kasan_report (break kasan_report, "
                  "continue) or at the faulting access, then run kasan-why")
 HW_TAGS = ("hw-tags: the memory tags live in MTE tag storage, which gdb cannot watch "
-           "through QEMU's stub, so the memory's life (allocation, free) is not shown; "
-           "the pointer's origin is")
+           "through QEMU's stub: the allocation and free shown are the stack ring's "
+           "(mm/kasan/tags.c), without instruction counts")
 
 # Allocators whose return value is a new object's pointer (6.1 names).
 ALLOCATORS = ("kmalloc", "__kmalloc", "kmalloc_trace", "kmalloc_node_trace", "__kmalloc_node",
@@ -305,13 +305,15 @@ def verdict(events: Sequence[Event], ptr_tag: Optional[int], mem_tag: Optional[i
     def at(e: Optional[Event]) -> str:
         return short(e["mwhere"] if e and e.get("mwhere") else (e or {}).get("where") or "??")
 
-    freed_after = [f for f in frees if alloc is None or
+    # a free from the stack ring (hw-tags) has no count: it is the free of
+    # the allocation with the pointer's tag, so after it
+    freed_after = [f for f in frees if alloc is None or f.get("icount") is None or
                    (f.get("icount") or 0) > (alloc.get("icount") or 0)]
     # The granule's life is the object's only if the allocation that gave
     # it the pointer's tag is the one the pointer came from (same line);
     # otherwise the pointer strayed into memory another allocation tagged
     # alike (a past life of a neighbour, say): its frees are not ours.
-    tagged = by.get("tag", [])
+    tagged = [t for t in by.get("tag", []) if not t.get("ring")]
     other = None
     if alloc is not None and tagged and not any(at(t) == at(alloc) for t in tagged):
         other, freed_after, realloc = tagged[-1], [], []

@@ -120,6 +120,13 @@ def test_verdicts_name_the_module_lines():
         "out of bounds: the pointer returned by the allocation at kasan_lab.c:349 +0x80 was "
         "used at kasan_lab.c:508 (the granule it hit got the pointer's tag from another "
         "allocation, at kasan_lab.c:463)")
+    # hw-tags: the stack ring's allocation and free, without counts
+    hw = [ev("access", 300, 425), ev("alloc", 100, 415),
+          dict(ev("tag", None, 563), ring=True),
+          dict(ev("free", None, 420, call="kfree"), ring=True)]
+    assert why.verdict(hw, 0xf6, None) == (
+        "use after free: the pointer returned by the allocation at kasan_lab.c:415 was used "
+        "at kasan_lab.c:425 after kfree at kasan_lab.c:420")
     field = uaf + [ev("store", 120, 440), ev("load", 250, 450)]
     v = why.verdict(field, 0xc4, 0xfe)
     assert v == ("use after free: the pointer returned by the allocation at kasan_lab.c:415 "
