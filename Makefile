@@ -32,7 +32,7 @@ TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py vm/record.
 
 .PHONY: all deps doctor kernel builddir boot run shell qemu-gdb gdb record replay lab grade handout test decode \
 	submit grade-class grade-merge autograder bench-class \
-	transcripts site check lint mutation bench bench-setup bench-collisions bench-decode fixtures clean \
+	transcripts site check lint mutation bench bench-setup bench-collisions bench-decode bench-why fixtures clean \
 	dist import
 
 all: deps kernel transcripts site
@@ -197,6 +197,10 @@ decode:
 SEEDS ?= 20
 bench-collisions:
 	@$(PY) -m bench.collisions --seeds $(SEEDS)
+
+# kasan-why's time at each lab 7 report (recorded and replayed), bound 60 s
+bench-why:
+	@$(PY) -m bench.why
 
 # kasan-decode vs scripts/decode_stacktrace.sh, and a 250 MiB log streamed
 bench-decode:

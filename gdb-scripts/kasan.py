@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
 # Load the kasan-tags gdb commands (kasan-tag, kasan-shadow, kasan-esr,
-# kasan-report, kasan-modsyms, $kasan_tag, $kasan_untag).  `make gdb`
+# kasan-report, kasan-modsyms, kasan-object, kasan-history, kasan-why,
+# $kasan_tag, $kasan_untag).  `make gdb`
 # sources this after the kernel's own vmlinux-gdb.py:
 #     (gdb) source gdb-scripts/kasan.py
 # This is the one place the import path is set from inside Python, as the

@@ -240,6 +240,7 @@ def check_gdb_live():
             for x in r["memory_state"]]
     record("gdb live: kasan-shadow rows equal the report's memory state",
            rows == want, "" if rows == want else "gdb %s vs report %s" % (rows, want))
+    object_stacks_are_the_report_s("gdb live", sec, r)
     fn = sec["functions"][0] if sec["functions"] else ""
     record("gdb live: $kasan_tag/$kasan_untag", fn == "tag=%s untag=ff%s" % (
         r["pointer_tag"], r["addr"][2:]), fn)
@@ -247,17 +248,37 @@ def check_gdb_live():
     record("gdb live: kasan-report decodes lx-dmesg like the serial log",
            title == r["title"], "%r vs %r" % (title, r["title"]))
     errs = [ln for ln in sec["errors"] if ln.startswith("KT-GDB-ERROR")]
-    clean = len(errs) == 7 and "Traceback" not in g and "Python Exception" not in g
+    clean = len(errs) == 8 and "Traceback" not in g and "Python Exception" not in g
     record("gdb live: bad input gives one-line errors", clean, "%d errors" % len(errs),
            0, () if clean else sec["errors"])
     hist = [ln for ln in errs if ln.startswith("KT-GDB-ERROR kasan-history")]
     record("gdb live: kasan-history outside a replay says how to start one",
            bool(hist) and "not a replay" in hist[0] and "make record" in hist[0],
            hist[0] if hist else "no kasan-history error")
+    why_ = [ln for ln in errs if ln.startswith("KT-GDB-ERROR kasan-why")]
+    record("gdb live: kasan-why outside a replay says so in one line",
+           bool(why_) and "not a replay" in why_[0] and "make record" in why_[0],
+           why_[0] if why_ else "no kasan-why error")
     esr = sec["esr"]
     record("gdb live: kasan-esr decodes 0xf2000930 (write, 1 byte, recover)",
            any("write of 1 byte(s); recoverable" in ln for ln in esr) and
            any("not a KASAN brk" in ln for ln in esr), "; ".join(esr[:2]))
+
+
+def object_stacks_are_the_report_s(what, sec, r):
+    """kasan-object at kasan_report: the report's cache and object, and its
+    allocation and free stacks (stack ring or metadata, stack depot)."""
+    from kasan import objinfo
+    lines = sec.get("kasan-object", [])
+    head = next((ln for ln in lines if ln.startswith("kasan-object ")), "")
+    record("%s: kasan-object names the report's cache %s and object %s" % (
+        what, r["cache"], r["object"]), ("cache %s," % r["cache"]) in head and
+        ("object 0x%s " % r["object"]) in head, head or "no kasan-object line")
+    st = objinfo.printed_stacks(lines)
+    for k in ("alloc", "free"):
+        record("%s: kasan-object's %s stack is the report's (%d frames)" % (
+            what, k, len(r[k + "_stack"])), objinfo.same_stack(st.get(k, []), r[k + "_stack"]),
+            "kasan-object: %s" % (st.get(k, [])[:6] or "none"))
 
 
 def check_gdb_live_hw():
@@ -273,6 +294,7 @@ def check_gdb_live_hw():
            "tag %s or that gdb cannot read it" % (r["pointer_tag"], r["memory_tag"]),
            "hw_tags" in kv.get("mode", "") and got[0] == r["pointer_tag"] and mem_ok,
            "gdb said mode %s, %s/%s" % (kv.get("mode", "").strip(), got[0], got[1]))
+    object_stacks_are_the_report_s("gdb live hw", sec, r)
     err = " ".join(sec["kasan-shadow"])
     record("gdb live hw: kasan-shadow says there is no shadow, in one line",
            "KT-GDB-ERROR" in err and "no shadow memory" in err and "Traceback" not in g, err)

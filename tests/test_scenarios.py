@@ -6,9 +6,16 @@ import re
 from labs import scenarios
 
 
+# Scenarios added to kasan_lab.c after gdb-scripts/tests/fixtures/*.log were
+# captured (`make fixtures` boots them; their KUnit runs hold cases other
+# tests read): `make check` runs them live against expected.toml.
+NEWER_THAN_THE_LOGS = {"uaf-field"}
+
+
 def test_real_logs_pass(swtags_log, generic_log):
     for text, mode in ((swtags_log, "sw_tags"), (generic_log, "generic")):
-        bad = [(n, e) for n, e in scenarios.check_log(text, mode) if e]
+        bad = [(n, e) for n, e in scenarios.check_log(text, mode) if e and not (
+            n in NEWER_THAN_THE_LOGS and "KT-SCENARIO-BEGIN %s\n" % n not in text)]
         assert not bad
 
 

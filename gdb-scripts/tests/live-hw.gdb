@@ -6,6 +6,9 @@ break kasan_report
 continue
 echo KT-GDB kasan-tag\n
 kasan-tag $x0
+echo KT-GDB kasan-object\n
+kasan-modsyms
+kasan-object $x0
 echo KT-GDB kasan-shadow\n
 python
 try:

@@ -5,6 +5,9 @@ break kasan_report
 continue
 echo KT-GDB kasan-tag\n
 kasan-tag $x0
+echo KT-GDB kasan-object\n
+kasan-modsyms
+kasan-object $x0
 echo KT-GDB kasan-shadow\n
 kasan-shadow $x0
 echo KT-GDB functions\n
@@ -18,7 +21,7 @@ echo KT-GDB errors\n
 python
 for cmd in ("kasan-tag 0x1234", "kasan-tag", "kasan-tag nosuchsymbol",
             "kasan-shadow 0xffffff8000000000 1 2", "kasan-esr 0x1ffffffff",
-            "kasan-tag init_task", "kasan-history &init_task"):
+            "kasan-tag init_task", "kasan-history &init_task", "kasan-why"):
     try:
         gdb.execute(cmd)
     except gdb.error as e:

@@ -2,9 +2,11 @@
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 7 grader: kasan-history on replays of uaf, uaf-realloc and oob-right,
 and the two exercises (reverse execution to the free; the tag's write)."""
+import json
 import os
 import re
 
+from kasan import objinfo
 from labs.lab import backtrace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -14,6 +16,7 @@ WRITE = re.compile(r"^write (\d+): ([0-9a-f]{2})\s+([\w-]+)\s+by (\S+) at (\S+)\
 START = re.compile(r"going back from instruction (\d+)")
 BACK = re.compile(r"^back at instruction (\d+)")
 ICOUNT = re.compile(r"instruction count = (\d+)")
+FROM = re.compile(r"from instruction (\d+)")
 
 
 def writes(lines):
@@ -107,6 +110,110 @@ def check_redzone(run):
     return res
 
 
+def source_line(fn, starts):
+    """The first line of kasan_lab.c in function `fn` whose text starts with
+    `starts` (after indentation), read from the source; None if none."""
+    lines = open(MODULE_C).read().splitlines()
+    start = next(i for i, ln in enumerate(lines) if re.match(
+        r"static (noinline )?\w+ %s\(" % fn, ln))
+    for i in range(start, len(lines)):
+        if lines[i].strip().startswith(starts):
+            return i + 1
+        if lines[i] == "}":
+            break
+    return None
+
+
+def why_json(run):
+    """kasan-why --json's object, or {}."""
+    text = "\n".join(run.sections().get("json", []))
+    try:
+        return json.loads(text[text.index("{"):])
+    except ValueError:
+        return {}
+
+
+def check_object(run):
+    """kasan-object at the report: the report's object and cache, and its
+    allocation and free stacks read back from the stack ring and depot."""
+    r = the_report(run)
+    lines = run.sections().get("object", [])
+    head = lines[0] if lines else ""
+    st = objinfo.printed_stacks(lines)
+    res = [("kasan-object names the report's cache and object (%s, %s)" % (
+        r and r["cache"], r and r["object"]),
+        r is not None and ("cache %s," % r["cache"]) in head and
+        ("object 0x%s " % r["object"]) in head, head or "no kasan-object line")]
+    for k, name in (("alloc", "allocation"), ("free", "free")):
+        want = r[k + "_stack"] if r else []
+        res.append(("its %s stack is the report's (%d frames)" % (name, len(want)),
+                    objinfo.same_stack(st.get(k, []), want),
+                    "kasan-object: %s" % (st.get(k, [])[:8] or "none")))
+    return res
+
+
+def why_verdict(run):
+    """(verdict, start, back, json) of a kasan-why run."""
+    lines = run.sections().get("why", [])
+    verdict = next((ln[len("verdict: "):] for ln in lines if ln.startswith("verdict: ")), "")
+    start = next((int(m.group(1)) for m in map(FROM.search, lines) if m), None)
+    back = next((int(m.group(1)) for m in map(BACK.match, lines) if m), None)
+    return verdict, start, back, why_json(run)
+
+
+# What the verdict names, as "word at kasan_lab.c:LINE", and where each
+# line is in the source: (function, the text its line starts with).
+SAID = re.compile(r"(allocation|kfree|reallocation|used|stored|loaded) at kasan_lab\.c:(\d+)")
+
+
+def why_checks(run, kind, want):
+    """kasan-why's timeline and verdict against the report and the source:
+    want maps a verdict word to (function, line text) of kasan_lab.c."""
+    r = the_report(run)
+    verdict, start, back, data = why_verdict(run)
+    ev = data.get("events", [])
+    lines = {k: source_line(fn, text) for k, (fn, text) in want.items()}
+    said = dict(SAID.findall(verdict))
+    acc = next((e for e in ev if e.get("kind") == "access"), {})
+    return check_object(run) + [
+        ("one report on the serial log", r is not None, "%d reports" % len(run.reports())),
+        ("the verdict: %s" % kind, verdict.startswith(kind + ":"),
+         verdict or "no verdict line"),
+        ("the verdict names the module's lines (%s)" % ", ".join(
+            "%s %s" % kv for kv in lines.items()),
+         all(lines.values()) and all(str(lines[k]) == said.get(k) for k in lines),
+         str(said)),
+        ("the access's pointer and memory tags are the report's",
+         r is not None and acc.get("text", "").endswith(
+             "pointer tag %s, memory tag %s" % (r["pointer_tag"], r["memory_tag"])),
+         acc.get("text", "no access event")),
+        ("the events are oldest first", bool(ev) and [e["icount"] for e in ev] == sorted(
+            e["icount"] for e in ev) and all(e["icount"] < (start or 0) for e in ev),
+         str([e.get("icount") for e in ev])),
+        ("kasan-why returned to the instruction it started from (text and json)",
+         start is not None and back == start and data.get("back") == start,
+         "started %s, back at %s" % (start, back)),
+    ]
+
+
+def check_why(run):
+    fn = "lab_uaf_realloc"
+    return why_checks(run, "use after free, the slot reused", {
+        "allocation": (fn, "p = kmalloc("), "kfree": (fn, "kfree(p)"),
+        "reallocation": (fn, "q = kmalloc("),
+        "used": (fn, 'pr_info("%s value=%d\\n", scn, READ_ONCE(p[0]))')})
+
+
+FIELD = {"allocation": ("lab_uaf_field", "p = kmalloc("), "kfree": ("lab_uaf_field", "kfree(p)"),
+         "stored": ("lab_holder_set", "WRITE_ONCE(h->buf, p)"),
+         "loaded": ("lab_holder_peek", "char *p = READ_ONCE(h->buf)"),
+         "used": ("lab_holder_peek", "return READ_ONCE(p[0])")}
+
+
+def check_field(run):
+    return why_checks(run, "use after free", FIELD)
+
+
 def kfree_line(fn="lab_uaf"):
     """The line of kasan_lab.c where `fn` calls kfree(), read from the source."""
     lines = open(MODULE_C).read().splitlines()
@@ -166,4 +273,32 @@ def ex_tagwrite(run, runs):
          "you printed %s" % mine),
         ("and printed the instruction (x/i $pc)",
          any(re.search(r"=> 0x[0-9a-f]+ <", ln) for ln in student), "no x/i line"),
+    ]
+
+
+def ex_field(run, runs):
+    """7.3: the student's $load and $store are the load and the store
+    kasan-why found on the same recording (the field step's run)."""
+    sec = run.sections()
+    state = sec.get("state", [])
+    got = dict(re.findall(r"^(load|store): 0x([0-9a-f]+)$", "\n".join(state), re.M))
+    ins = [ln for ln in state if re.match(r"^\s*0x[0-9a-f]+ <", ln)]
+    ref = runs.get("field")
+    ev = why_json(ref).get("events", []) if ref is not None else []
+    want = {k: next(("%016x" % e["pc"] for e in ev if e.get("kind") == k and "pc" in e), None)
+            for k in ("load", "store")}
+    src = code_lines(os.path.join(HERE, "student", "field.gdb"))
+    used = re.search(r"^\s*(reverse-\w+|rc|rs|rn|rsi|rni)\b|reverse-continue", src, re.M)
+    return [
+        ("your file runs the replay backwards (reverse-continue, reverse-step, ...)",
+         bool(used), "no reverse command in student/field.gdb"),
+        ("$load is kasan-why's load of the stale pointer (%s)" % want["load"],
+         want["load"] is not None and got.get("load") == want["load"],
+         "your $load: %s" % got.get("load")),
+        ("$store is kasan-why's store of it into the struct field (%s)" % want["store"],
+         want["store"] is not None and got.get("store") == want["store"],
+         "your $store: %s" % got.get("store")),
+        ("the grader's gdb shows a load and a store there (x/i)",
+         len(ins) == 2 and re.search(r":\s+ldr", ins[0]) is not None and
+         re.search(r":\s+st", ins[1]) is not None, "; ".join(ins) or "no x/i lines"),
     ]

@@ -787,6 +787,49 @@ static void lab_slab_bench(const char *scn)
 		div_u64(t1 - t0, pairs));
 }
 
+/*
+ * A stale pointer kept in a struct field: one function stores it, another
+ * loads it back and reads through it after the object was freed.  Its
+ * way from kmalloc() to the bad read goes through memory (lab 7:
+ * kasan-why follows it; exercise 7.3 asks for the store and the load).
+ */
+struct lab_holder {
+	long id;
+	char *buf;
+};
+
+static noinline void lab_holder_set(struct lab_holder *h, char *p)
+{
+	WRITE_ONCE(h->buf, p);
+}
+
+static noinline int lab_holder_peek(const char *scn, struct lab_holder *h)
+{
+	char *p = READ_ONCE(h->buf);
+
+	access_mark(scn, "read", p);
+	return READ_ONCE(p[0]);
+}
+
+static void lab_uaf_field(const char *scn)
+{
+	struct lab_holder *h = kzalloc(sizeof(*h), GFP_KERNEL);
+	char *p;
+
+	if (!h)
+		return;
+	p = kmalloc(128, GFP_KERNEL);
+	if (!p)
+		goto out;
+	show_ptr(scn, "p", p, 128, kmalloc_cache_name(128));
+	lab_holder_set(h, p);
+	kfree(p);
+	predict(scn, "report", "report");
+	pr_info("%s value=%d\n", scn, lab_holder_peek(scn, h));
+out:
+	kfree(h);
+}
+
 static const struct lab_scenario scenarios[] = {
 	{ "tags", lab_tags, "kmalloc 16 B..4 KiB and a private cache: tag, shadow" },
 	{ "ctor-tag", lab_ctor_tag, "cache with a constructor keeps its tags" },
@@ -796,6 +839,7 @@ static const struct lab_scenario scenarios[] = {
 	{ "oob-in-granule", lab_oob_in_granule, "kmalloc(123), read byte 125" },
 	{ "uaf", lab_uaf, "read after kfree" },
 	{ "uaf-realloc", lab_uaf_realloc, "use-after-free after the slot is reused" },
+	{ "uaf-field", lab_uaf_field, "read after kfree through a pointer kept in a struct" },
 	{ "double-free", lab_double_free, "kfree twice" },
 	{ "invalid-free", lab_invalid_free, "kfree(p + 1)" },
 	{ "match-all", lab_match_all, "read freed memory through a 0xff pointer" },
