@@ -276,8 +276,11 @@ def check_handout(n_exercises):
         record("handout: its grade results", False, str(e))
         return
     ex = d["exercises"]
-    record("handout: untouched, it scores 0 on every exercise", ex["done"] == 0
-           and ex["total"] == n_exercises, "%d/%d done" % (ex["done"], ex["total"]))
+    pts = d.get("points", {}).get("earned")
+    record("handout: untouched, it scores 0 on every exercise, 0 points", ex["done"] == 0
+           and ex["total"] == n_exercises and pts == 0, "%d/%d done, %s points" % (
+               ex["done"], ex["total"], pts), 0,
+           ["%s: %s points" % (e["id"], e["points"]) for e in ex["list"] if e.get("points")])
     same_as_kept(dest)
 
 

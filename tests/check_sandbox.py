@@ -47,7 +47,14 @@ class Listener:
 
     def __init__(self):
         self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
+        # below the ephemeral range, where vm.qemu.free_port() picks the gdb
+        # stubs' ports: never one a boot of another check is about to take
+        for port in range(20000 + os.getpid() % 5000, 30000):
+            try:
+                self.sock.bind(("127.0.0.1", port))
+                break
+            except OSError:
+                continue
         self.sock.listen(8)
         self.sock.settimeout(0.5)
         self.port, self.hits, self.stop = self.sock.getsockname()[1], 0, False

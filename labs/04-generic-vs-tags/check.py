@@ -104,8 +104,11 @@ def ex_student_bug(run, runs, ex):
                 "%d report(s), %d in kasan_student: %s" % (
                     len(reps), len(mine), "; ".join(r["title"] for r in reps) or "none")))
     other = exercises.reports_of(logs[no].serial, scn)
-    res.append(("%s does not report %s" % (no, scn), not other,
-                "; ".join(r["title"] for r in other)))
+    # an absent report is evidence only once the bug is there: a scenario
+    # that does nothing is not missed by the other mode
+    res.append(("%s does not report %s" % (no, scn), bool(mine) and not other,
+                "; ".join(r["title"] for r in other) if other else
+                "first make %s report it, in your code" % yes))
     if mine:
         res.append(("not the lab's own bug of this kind", not lab_idea(ex["id"], mine[0]),
                     mine[0]["title"]))

@@ -263,8 +263,9 @@ def ex_tagwrite(run, runs):
     want = history(ref)[0][:1] if ref is not None else []
     src = code_lines(os.path.join(HERE, "student", "tagwrite.gdb"))
     return [
-        ("your file finds it without kasan-history", "kasan-history" not in src,
-         "student/tagwrite.gdb uses kasan-history"),
+        ("your file finds it without kasan-history", bool(src.strip()) and
+         "kasan-history" not in src, "student/tagwrite.gdb uses kasan-history"
+         if src.strip() else "student/tagwrite.gdb has no command"),
         ("the replay is stopped at the instruction that wrote the tag (kasan-history's "
          "write 1: instruction %s)" % (want[0]["icount"] if want else "?"),
          bool(want) and there == want[0]["icount"],
