@@ -113,9 +113,14 @@ class QemuParams:
                 raise KtError("machine %s runs by the host's clock: it cannot record"
                               % self.name)
             mode, rdir = rr
+            # a replay only reads its recording: several may replay it at
+            # once (two trees' runs of one step are the same recording), so
+            # no image lock; a recording is made by one run at a time (vm/record.py)
             det = ["-icount", "%s,rr=%s,rrfile=%s,rrsnapshot=init" % (
                 icount, mode, os.path.join(rdir, "rec.bin")),
-                "-drive", "file=%s,if=none,id=rr" % os.path.join(rdir, "snap.qcow2")]
+                "-drive", "file=%s,if=none,id=rr%s" % (
+                    os.path.join(rdir, "snap.qcow2"),
+                    ",file.locking=off" if mode == "replay" else "")]
         if seed is not None:
             det += ["-seed", str(seed)]
             cmdline += " kt_seed=%d" % seed
