@@ -31,6 +31,7 @@ from tests.check_class import (check_classroom, check_grade, check_grade_student
                                check_handout, check_page_commands, check_published_transcript,
                                check_site, check_site_anywhere, check_transcripts_kept)
 from tests.check_kernels import (check_checkpatch, check_decode, check_gdb_live,
+                                 check_gdb_live_generic,
                                  check_gdb_live_hw, check_kernel_code, check_lint, check_record,
                                  check_reproducible, check_shell, check_tooling, check_variant)
 from tests.check_processes import check_cleanup, check_signals
@@ -59,6 +60,7 @@ CHECKS = [
     ("decode", check_decode),
     ("gdb-live", check_gdb_live),
     ("gdb-live-hw", check_gdb_live_hw),
+    ("gdb-live-generic", check_gdb_live_generic),
     ("shell", check_shell),
     ("cleanup", check_cleanup),
     ("signals", check_signals),

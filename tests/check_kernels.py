@@ -281,6 +281,14 @@ def object_stacks_are_the_report_s(what, sec, r):
             "kasan-object: %s" % (st.get(k, [])[:6] or "none"))
 
 
+def check_gdb_live_generic():
+    """kasan-object on the generic kernel: the object's alloc/free meta,
+    through the stack depot, against the report it printed."""
+    live = live_session("generic", "live-generic.gdb")
+    if live:
+        object_stacks_are_the_report_s("gdb live generic", live[1], live[2])
+
+
 def check_gdb_live_hw():
     """kasan-tag, kasan-shadow and kasan-report on the hw-tags kernel: what
     they can show without shadow memory, against the report it printed."""
