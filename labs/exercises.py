@@ -12,7 +12,6 @@ project's own helpers (gdb-scripts/kasan) and the run being graded.
 import json
 import os
 import re
-import tomllib
 
 from kasan import report as kreport
 from labs import scenarios
@@ -22,6 +21,53 @@ from vm import sandbox
 DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "student_driver.py")
 # A student file larger than this is not read
 MAX_FILE = 1 << 20
+
+
+def sandboxed(name, text, req, timeout=60):
+    """Run the driver in a sandbox holding the student's file NAME (TEXT)
+    with the request REQ: (its JSON answer, or None, and why not)."""
+    with open(DRIVER) as f:
+        driver = f.read()
+    req = dict(req, file=sandbox.SCRATCH + "/student/" + name)
+    r = sandbox.run(["/usr/bin/python3", "-I", "-S", sandbox.SCRATCH + "/driver.py"],
+                    files={"driver.py": driver, "student/" + name: text},
+                    stdin=json.dumps(req).encode(), timeout=timeout)
+    try:
+        ans = json.loads(r.out)
+        if not isinstance(ans, dict):
+            raise ValueError("not an object")
+        return ans, ""
+    except ValueError:
+        tail = r.err.decode(errors="replace").strip().splitlines()[-1:]
+        return None, "%s%s" % (r.status, ": " + tail[0][:200] if tail else "")
+
+
+def student_source(path):
+    """The text of a student's file (at most MAX_FILE bytes): what is copied
+    into a sandbox; ValueError when it is missing or too large."""
+    try:
+        with open(path, errors="replace") as f:
+            text = f.read(MAX_FILE + 1)
+    except OSError as e:
+        raise ValueError("student/%s: %s" % (os.path.basename(path), e.strerror))
+    if len(text) > MAX_FILE:
+        raise ValueError("student/%s is over %d bytes" % (os.path.basename(path), MAX_FILE))
+    return text
+
+
+def read_student(path, how):
+    """A student's data file read in the sandbox, never here: the parsed
+    TOML (how="toml", a dict) or its text (how="text"); ValueError why not."""
+    name = os.path.basename(path)
+    ans, why = sandboxed(name, student_source(path), {"read": how})
+    if ans is None:
+        raise ValueError("student/%s could not be read (%s)" % (name, why))
+    if ans.get("load"):
+        raise ValueError("student/%s: %s" % (name, ans["load"]))
+    data = ans.get("data")
+    if not isinstance(data, dict if how == "toml" else str):
+        raise ValueError("student/%s: no %s" % (name, "table" if how == "toml" else "text"))
+    return data
 
 
 class StudentCode:
@@ -39,27 +85,16 @@ class StudentCode:
         """[("value", v) or ("error", why)] of fname(*case) for each case,
         or one error for all when the file did not load or run."""
         try:
-            with open(self.path) as f:
-                text = f.read(MAX_FILE + 1)
-        except OSError as e:
-            return [("error", "student/%s: %s" % (self.name, e.strerror))] * len(cases)
-        if len(text) > MAX_FILE:
-            return [("error", "student/%s is over %d bytes" % (self.name, MAX_FILE))] * len(cases)
-        with open(DRIVER) as f:
-            driver = f.read()
-        req = {"file": sandbox.SCRATCH + "/student/" + self.name,
-               "calls": [[fname, list(c)] for c in cases]}
-        r = sandbox.run(["/usr/bin/python3", "-I", "-S", sandbox.SCRATCH + "/driver.py"],
-                        files={"driver.py": driver, "student/" + self.name: text},
-                        stdin=json.dumps(req).encode(), timeout=self.TIMEOUT)
+            text = student_source(self.path)
+        except ValueError as e:
+            return [("error", str(e))] * len(cases)
+        ans, why = sandboxed(self.name, text, {"calls": [[fname, list(c)] for c in cases]},
+                             self.TIMEOUT)
         try:
-            ans = json.loads(r.out)
             results = [(str(k), v) for k, v in ans["results"]]
             load = ans["load"]
-        except (ValueError, TypeError, KeyError):
-            tail = r.err.decode(errors="replace").strip().splitlines()[-1:]
-            return [("error", "your code did not answer (%s%s)" % (
-                r.status, ": " + tail[0][:200] if tail else ""))] * len(cases)
+        except (TypeError, KeyError, ValueError):
+            return [("error", "your code did not answer (%s)" % (why or "no results"))] * len(cases)
         if load:
             return [("error", "student/%s did not load: %s" % (self.name, load))] * len(cases)
         if len(results) != len(cases):
@@ -69,13 +104,16 @@ class StudentCode:
 
 
 def load_answers(check_file, name):
-    """labs/NN-lab/student/NAME.toml as a dict (data: parsed, never run)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(check_file)), "student", name)
-    with open(path, "rb") as f:
-        data = f.read(MAX_FILE + 1)
-    if len(data) > MAX_FILE:
-        raise ValueError("student/%s is over %d bytes" % (name, MAX_FILE))
-    return tomllib.loads(data.decode())
+    """labs/NN-lab/student/NAME.toml as a dict: parsed in the sandbox, never
+    run, never parsed here (ValueError: why not)."""
+    return read_student(os.path.join(os.path.dirname(os.path.abspath(check_file)), "student",
+                                     name), "toml")
+
+
+def student_text(check_file, name):
+    """The text of labs/NN-lab/student/NAME, read in the sandbox."""
+    return read_student(os.path.join(os.path.dirname(os.path.abspath(check_file)), "student",
+                                     name), "text")
 
 
 def kv_lines(lines):

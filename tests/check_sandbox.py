@@ -25,6 +25,7 @@ import re
 import shutil
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 
@@ -32,13 +33,15 @@ from labs.lab import by_number
 from tests.checklib import OUT, PY, REPO, kept_env, record
 
 TOP = os.path.join(OUT, "sandbox")
+# the host's temporary directory, which a sandbox hides behind its own /tmp
+HOST_TMP_CANARY = os.path.join(tempfile.gettempdir(), "kasan-tags-PWNED-%d" % os.getpid())
 
 
 def canaries(top):
     """The files an attack would leave, by where it writes them."""
     return [os.path.join(top, "canary-" + w) for w in
             ("py", "py-atexit", "gdb-shell", "gdb-python", "gdb-pipe", "qemu-monitor")] + \
-        [os.path.join(REPO, "PWNED"), "/tmp/kasan-tags-PWNED"]
+        [os.path.join(REPO, "PWNED"), HOST_TMP_CANARY]
 
 
 class Listener:
@@ -81,7 +84,7 @@ def hostile_python(top, results, port):
     return '''"""Exercises 1.1 and 1.2, written by an attacker."""
 import atexit, gc, os, socket, sys
 
-for path in (%(c)r, %(pwned)r, "/tmp/kasan-tags-PWNED"):
+for path in (%(c)r, %(pwned)r, %(tmp)r):
     try:
         open(path, "w").write("written by the student's Python")
     except OSError:
@@ -136,7 +139,7 @@ def shadow_to_mem(shadow, offset):
     return 0 if tags is None else tags.untag(shadow)
 ''' % {"c": os.path.join(top, "canary-py"), "pwned": os.path.join(REPO, "PWNED"),
        "ref": ref, "port": port, "repo": REPO, "results": results,
-       "ca": os.path.join(top, "canary-py-atexit")}
+       "ca": os.path.join(top, "canary-py-atexit"), "tmp": HOST_TMP_CANARY}
 
 
 def hostile_gdb(top, port):

@@ -114,3 +114,19 @@ def test_student_toml_and_the_submission_carry_the_id(tmp_path):
     got = classroom.claimed(out)
     assert got["id"] == "ann" and got["seed"] == 1234 and got["time"].endswith("Z")
     assert json.dumps(got) and os.path.exists(out)
+
+
+def test_a_students_data_file_is_read_in_the_sandbox(tmp_path):
+    d = tmp_path / "lab" / "student"
+    d.mkdir(parents=True)
+    (d / "a.toml").write_text('site = [{function = "f", kind = "identity"}]\n')
+    (d / "bad.toml").write_text("not = toml = at all\n")
+    (d / "x.gdb").write_text("# note\nbreak f\n")
+    check = str(tmp_path / "lab" / "check.py")
+    assert exercises.load_answers(check, "a.toml") == {"site": [{"function": "f",
+                                                                 "kind": "identity"}]}
+    with pytest.raises(ValueError, match="bad.toml"):
+        exercises.load_answers(check, "bad.toml")
+    with pytest.raises(ValueError, match="missing.toml"):
+        exercises.load_answers(check, "missing.toml")
+    assert exercises.student_text(check, "x.gdb") == "# note\nbreak f\n"

@@ -130,15 +130,15 @@ def run(cmd: Sequence[str], files: Optional[Dict[str, str]] = None, stdin: bytes
     try:
         p = spawn(cmd, scratch, ro, mem=mem, env=env, stdin=subprocess.PIPE,
                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        status, out, err = _collect(p, stdin, timeout, out_limit)
+        status, out, err = collect(p, stdin, timeout, out_limit)
         return Result(status, out, err, time.time() - t0)
     finally:
         if own:
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _collect(p: "subprocess.Popen[bytes]", stdin: bytes, timeout: float,
-             out_limit: int) -> Tuple[str, bytes, bytes]:
+def collect(p: "subprocess.Popen[bytes]", stdin: bytes, timeout: float,
+            out_limit: int) -> Tuple[str, bytes, bytes]:
     """Feed stdin, read stdout and stderr up to out_limit bytes in all,
     until the process ends or the time is up; kill its group either way."""
     assert p.stdout is not None

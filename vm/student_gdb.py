@@ -178,7 +178,7 @@ def _wait_socket(path: str, p: "subprocess.Popen[bytes]", seconds: float) -> boo
 def _gdb_out(p: "subprocess.Popen[bytes]", timeout: float, limit: int = 4 << 20) -> str:
     """What a gdb wrote (stdout and stderr together), within timeout; then
     its process group is killed."""
-    status, out, _ = sandbox._collect(p, b"", timeout, limit)
+    status, out, _ = sandbox.collect(p, b"", timeout, limit)
     text = out.decode(errors="replace")
     if status == "timeout":
         text += "\nkt: gdb timed out after %ds\n" % int(timeout)

@@ -7,6 +7,7 @@ import os
 import re
 
 from kasan import objinfo
+from labs import exercises
 from labs.lab import backtrace
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -226,10 +227,14 @@ def kfree_line(fn="lab_uaf"):
     return None
 
 
-def code_lines(path):
-    """A gdb file without its comment lines."""
-    return "\n".join(ln for ln in open(path).read().splitlines()
-                     if not ln.lstrip().startswith("#"))
+def code_lines(name):
+    """The student's gdb file NAME without its comment lines, read in the
+    sandbox (labs/exercises.py); "" when it cannot be read."""
+    try:
+        text = exercises.student_text(__file__, name)
+    except ValueError:
+        return ""
+    return "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("#"))
 
 
 def ex_freed(run, _runs):
@@ -239,7 +244,7 @@ def ex_freed(run, _runs):
     mine = next((where for fn, where in frames if fn == "lab_uaf"), None)
     there = next((where for fn, where in state if fn == "lab_uaf"), None)
     line = kfree_line()
-    src = code_lines(os.path.join(HERE, "student", "freed.gdb"))
+    src = code_lines("freed.gdb")
     used = re.search(r"^\s*(reverse-\w+|rc|rs|rn|rsi|rni)\b", src, re.M)
     return [
         ("your file runs the replay backwards (reverse-continue, reverse-step, ...)",
@@ -261,7 +266,7 @@ def ex_tagwrite(run, runs):
     there = next((int(x.group(1)) for x in map(ICOUNT.search, state) if x), None)
     ref = runs.get("uaf")
     want = history(ref)[0][:1] if ref is not None else []
-    src = code_lines(os.path.join(HERE, "student", "tagwrite.gdb"))
+    src = code_lines("tagwrite.gdb")
     return [
         ("your file finds it without kasan-history", bool(src.strip()) and
          "kasan-history" not in src, "student/tagwrite.gdb uses kasan-history"
@@ -288,7 +293,7 @@ def ex_field(run, runs):
     ev = why_json(ref).get("events", []) if ref is not None else []
     want = {k: next(("%016x" % e["pc"] for e in ev if e.get("kind") == k and "pc" in e), None)
             for k in ("load", "store")}
-    src = code_lines(os.path.join(HERE, "student", "field.gdb"))
+    src = code_lines("field.gdb")
     used = re.search(r"^\s*(reverse-\w+|rc|rs|rn|rsi|rni)\b|reverse-continue", src, re.M)
     return [
         ("your file runs the replay backwards (reverse-continue, reverse-step, ...)",
