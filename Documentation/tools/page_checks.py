@@ -52,15 +52,11 @@ def load_stored(x: Any, step: str, kind: str) -> Optional[str]:
         return f.read()
 
 
-# A step whose stored run a student's copy leaves out (labs/handout.py
-# hidden_steps): its outcomes are "not checked here", not an error
-HIDDEN = "not in a student's copy (its run is the exercise's answer or the student's own)"
-
-
 def stored_names() -> Tuple[Dict[str, List[str]], Dict[str, str]]:
     """({LAB/STEP: [names]}, {LAB/STEP: error}) of every graded step with a
     stored run: its check run on that run, offline."""
     from labs import lab as labdata
+    from Documentation.tools import ktoutcome
     from labs import handout
     names: Dict[str, List[str]] = {}
     errors: Dict[str, str] = {}
@@ -71,7 +67,7 @@ def stored_names() -> Tuple[Dict[str, List[str]], Dict[str, str]]:
             if not s.get("checks", True):
                 continue
             if s["name"] in hidden:
-                errors[key(x.folder, s["name"])] = HIDDEN
+                errors[key(x.folder, s["name"])] = ktoutcome.HIDDEN
                 continue
             data = {k: load_stored(x, s["name"], k) for k in ("serial", "gdb", "control", "json")}
             if data["serial"] is None and data["json"] is None:
