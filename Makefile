@@ -31,7 +31,7 @@ TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py vm/record.
 	Documentation/tools/pictures.py Documentation/tools/provenance.py shared/tables.py gdb-scripts/kasan/modes.py
 
 .PHONY: all deps doctor kernel builddir boot run shell qemu-gdb gdb record replay lab grade handout test decode \
-	submit grade-class grade-merge autograder bench-class \
+	submit hint grade-class grade-merge autograder bench-class \
 	transcripts site check lint mutation bench bench-setup bench-collisions bench-decode bench-why fixtures clean \
 	dist import
 
@@ -124,6 +124,11 @@ grade:
 	@mkdir -p build/grade
 	@$(PY) -m labs.grade $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP)) \
 		--out $(or $(OUT),build/grade/results$(if $(N),-$(N))$(if $(STEP),-$(STEP)).json)
+
+# The next, more specific hint for a known mistake the last `make grade` of
+# exercise EX found (labs/mistakes.py; the hints shown go into the grade JSON).
+hint:
+	@$(PY) -m labs.mistakes "$(N)" "$(EX)"
 
 # The student tree: solutions replaced by their TODO stubs (labs/handout.py).
 # ID=alice: the tree's student.toml gets the id and its seed (from the

@@ -131,6 +131,21 @@ def svg(results):
             'font-family="sans-serif" font-size="12">%s</svg>\n' % (w, y, "".join(rows)))
 
 
+def host():
+    """The machine the figures came from: CPU model, cores, memory, kernel."""
+    model = mem = "?"
+    for line in open("/proc/cpuinfo", errors="replace"):
+        if line.startswith("model name"):
+            model = line.split(":", 1)[1].strip()
+            break
+    for line in open("/proc/meminfo"):
+        if line.startswith("MemTotal:"):
+            mem = "%.0f GiB" % (int(line.split()[1]) / 2**20)
+    virt = " (a virtual machine)" if os.path.exists("/sys/hypervisor") or \
+        "hypervisor" in open("/proc/cpuinfo", errors="replace").read() else ""
+    return "%s%s, %d cores, %s, Linux %s" % (model, virt, os.cpu_count(), mem, os.uname().release)
+
+
 def main():
     vm.install_signal_handlers()
     ap = argparse.ArgumentParser(prog="bench/kasan_modes.py")
@@ -162,6 +177,7 @@ def main():
     meta = {"date": time.strftime("%Y-%m-%d"), "runs": a.runs,
             "qemu": vm.qemu_version(),
             "machine": "%s, %d host cores" % (vm.machine_of_variant("swtags-bench").describe(), os.cpu_count()),
+            "host": host(),
             "icount": "-icount " + vm.MACHINES["virt-icount"].icount,
             "stacktrace_off": NOSTACK,
             "tcp_seconds": 10, "seconds_total": round(time.time() - t_all)}

@@ -116,8 +116,9 @@ def text(results: Results, meta: Dict[str, Any], cover: Results) -> str:
 def rst(results: Results, meta: Dict[str, Any], cover: Results) -> str:
     """The site's tables of the same figures."""
     return "".join([
-        ":Measured: %s, %s\n:Machine: %s\n:Boots: median of %d per variant\n\n" % (
-            meta["date"], meta["qemu"], meta["machine"], meta["runs"]),
+        ":Measured: %s, %s\n:Machine: %s\n:Host: %s\n:Boots: median of %d per variant\n\n" % (
+            meta["date"], meta["qemu"], meta["machine"], meta.get("host", "not recorded"),
+            meta["runs"]),
         rst_table([""] + MODES, rows(results), css="kt-bench"), "\n",
         rst_table(RATIO_HEADER, ratio_rows(results, cover),
                   title="Ratios to the kernel without KASAN"),

@@ -153,6 +153,12 @@ def compare(name, student, fname, expect, cases):
     return (name, True, "")
 
 
+def answers(student, fname, cases):
+    """The student's fname(*case) for each case (run in the sandbox), None
+    where it raised or did not answer: what a mistake's detector reads."""
+    return [v if kind == "value" else None for kind, v in student.call(fname, cases)]
+
+
 def reports_of(serial, scenario):
     """The KASAN reports printed inside one scenario's markers."""
     return kreport.parse_reports("\n".join(scenarios.segments(serial).get(scenario, [])))

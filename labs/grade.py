@@ -33,6 +33,7 @@ import time
 import vm
 from vm import student_gdb
 from labs import lab as labdata
+from labs import mistakes
 from labs import scenarios
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -461,6 +462,16 @@ def grade_exercise(lab, ex, run, runs):
     return results or [("the check said something", False, "no results")]
 
 
+def hints_of(lab, ex, results, run, runs):
+    """The known mistakes (labs/mistakes.py) the work of an exercise that is
+    not done shows, recorded in build/grade/hints.json: [{"mistake",
+    "level", "text"}], each at the most specific hint shown so far."""
+    done = results and all(ok is True for _, ok, _ in results)
+    found = [] if done or run is None else mistakes.diagnose(lab, ex, run, runs)
+    return [dict(h, text=mistakes.text(lab, h["mistake"], h["level"]))
+            for h in mistakes.graded(ex["id"], found)]
+
+
 def credit(points, results):
     """An exercise's points: its share of GOOD checks (partial credit where
     it has several), rounded to hundredths; a TEACHER check earns nothing
@@ -490,7 +501,7 @@ class Tally:
     def __init__(self):
         self.checks, self.exercises = [], []
 
-    def add(self, lab, step, results, secs, exercise=None):
+    def add(self, lab, step, results, secs, exercise=None, hints=()):
         for name, ok, why in results:
             self.checks.append({"lab": lab, "step": step, "exercise": exercise and exercise["id"],
                                 "check": name, "ok": None if ok is None else bool(ok),
@@ -507,12 +518,18 @@ class Tally:
             self.exercises.append({"id": exercise["id"], "title": exercise["title"],
                                    "files": exercise["files"], "done": done,
                                    "teacher": pending, "max_points": exercise["points"],
-                                   "points": credit(exercise["points"], results)})
+                                   "points": credit(exercise["points"], results),
+                                   "mistakes": [h["mistake"] for h in hints],
+                                   "hints_shown": mistakes.shown(exercise["id"])})
             print("%s exercise %s: %s (%g/%d points)%s" % (
                 "GOOD" if done or pending else "BAD ", exercise["id"], exercise["title"],
                 self.exercises[-1]["points"], exercise["points"],
                 " (what your copy can check; your teacher's grading checks the rest)"
                 if pending else ""), flush=True)
+            for h in hints:
+                print("HINT ex %s (%d of %d, %s): %s\n     more specific: make hint N=%d EX=%s" % (
+                    exercise["id"], h["level"], mistakes.LEVELS, h["mistake"], h["text"],
+                    int(lab[:2]), exercise["id"]), flush=True)
 
     def summary(self):
         graded = [c for c in self.checks if c["ok"] is not None]
@@ -548,7 +565,8 @@ def grade(selected, only_steps=None, out=None):
             for ex in lab.exercises:
                 if ex["step"] == step["name"]:
                     res = grade_exercise(lab, ex, run, runs)
-                    tally.add(folder, step["name"], res, 0.0, exercise=ex)
+                    tally.add(folder, step["name"], res, 0.0, exercise=ex,
+                              hints=hints_of(lab, ex, res, run, runs))
                     bad = bad or any(ok is False for _, ok, _ in res)
             if bad and run is not None:
                 print("     logs kept: %s" % " ".join(run.paths), flush=True)

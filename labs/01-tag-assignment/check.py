@@ -252,3 +252,114 @@ def ex_tagstop(run, _runs):
              "you: %s, kasan-tag: %s" % (stud.get("memory tag"), kern.get("memory tag"))),
             ("shadow: 9 granules as kasan-shadow", (stud.get("shadow") or "").split()
              == want_shadow, "you: %s, kasan-shadow: %s" % (stud.get("shadow"), want_shadow))]
+
+
+# -- Known mistakes (mistakes.toml): what the work shows when a student
+# makes one.  Each detector asks the student's code about a few accesses
+# or reads what their gdb file left, never a stored answer.
+
+MASK64 = (1 << 64) - 1
+BASE = 0xFFFF_FF80_0012_3400          # an untagged, granule-aligned address
+
+
+def access(tag, off, size, tags_):
+    """access_ok's arguments for an access at BASE + off through a pointer
+    tagged `tag`, over granules of tags_ from BASE."""
+    return ((tag << 56) | ((BASE + off) & ((1 << 56) - 1)), size, BASE, tags_)
+
+
+def student_access(*cases):
+    return exercises.answers(tagmath(), "access_ok", cases)
+
+
+def mistake_match_all_checked(run, runs):
+    # 0xff pointers over memory tagged otherwise, refused
+    return student_access(access(0xFF, 0, 16, [0x12]), access(0xFF, 8, 16, [0x34, 0x56])) \
+        == [False, False]
+
+
+def mistake_last_byte_unchecked(run, runs):
+    # first granule right, second wrong: passed; first granule wrong: refused
+    return student_access(access(0x12, 8, 16, [0x12, 0x34]), access(0x12, 20, 4, [0x12, 0x34])) \
+        == [True, False]
+
+
+def mistake_one_past_the_end(run, runs):
+    # a whole granule of the right tag, the next one other: refused; half of it: passed
+    return student_access(access(0x12, 0, 16, [0x12, 0x34]), access(0x12, 0, 8, [0x12, 0x34])) \
+        == [False, True]
+
+
+def mistake_zero_size_checked(run, runs):
+    return student_access(access(0x12, 4, 0, [0x34]), access(0x12, 4, 1, [0x12])) == [False, True]
+
+
+# (offset, granule address) of the swtags and the generic offset
+SHADOW_PROBES = [(0xEFFFFFC000000000, 0xFFFF_FF80_0012_3400),
+                 (0xDFFFFFC000000000, 0xFFFF_FF80_4567_8900),
+                 (0xEFFFFFC000000000, 0xFFFF_FFFF_FFFF_FFF0)]
+
+
+def student_inverse(probes):
+    """(student's values, the granule addresses) on probes."""
+    return (exercises.answers(tagmath(), "shadow_to_mem", shadow_args(probes)),
+            [a for _, a in probes])
+
+
+def mistake_granule_scale_forgotten(run, runs):
+    got, want = student_inverse(SHADOW_PROBES[:2])
+    return got == [a >> 4 for a in want]
+
+
+def mistake_shifted_the_wrong_way(run, runs):
+    got, want = student_inverse(SHADOW_PROBES[:2])
+    return got == [a >> 8 for a in want]
+
+
+def mistake_offset_added(run, runs):
+    got, want = student_inverse(SHADOW_PROBES[:2])
+    return got == [(a + (o << 5)) & MASK64 for (o, _), a in zip(SHADOW_PROBES, want)]
+
+
+def mistake_untagged_as_zero(run, runs):
+    got, want = student_inverse(SHADOW_PROBES)
+    return got == [a & ((1 << 56) - 1) for a in want]
+
+
+def stop_state(run):
+    """(x0 where the student's file stopped, $obj, the student's lines,
+    the kernel section's lines) of an exercise 1.3 run."""
+    sec = run.sections()
+    return (hex_or_none(kv_lines(sec.get("stop", [])).get("x0")),
+            hex_or_none(kv_lines(sec.get("kernel", [])).get("pointer")),
+            sec.get("student", []), sec.get("kernel", []))
+
+
+def untag56(v):
+    return v | 0xFF << 56
+
+
+def mistake_stopped_before_return(run, runs):
+    x0, obj, _, _ = stop_state(run)
+    return None not in (x0, obj) and untag56(x0) != untag56(obj)
+
+
+def mistake_object_untagged(run, runs):
+    x0, obj, _, _ = stop_state(run)
+    ev = [kv for e, kv in run.lab_lines("uaf") if e == "ptr"]
+    scen = int(ev[0]["ptr"], 16)
+    return obj >> 56 == 0xFF and scen >> 56 != 0xFF and untag56(scen) == obj
+
+
+def mistake_shadow_of_the_tagged_address(run, runs):
+    _, obj, stud, kern = stop_state(run)
+    shadow = hex_or_none(kv_lines(kern).get("shadow"))
+    offset = (shadow - (untag56(obj) >> 4)) & MASK64
+    wrong = ((obj >> 4) + offset) & MASK64
+    return any(re.search(r"Cannot access memory at address 0x0*%x\b" % wrong, ln) for ln in stud)
+
+
+def mistake_eight_granules(run, runs):
+    _, obj, stud, kern = stop_state(run)
+    got = (kv_lines(stud).get("shadow") or "").split()
+    return len(got) == 8 and got == shadow_row_bytes(kern, obj, 8)
