@@ -13,6 +13,14 @@ never typed here:
   rare     an answer value that appears nowhere in a student tree but in
            the answers (lab 3's mystery functions): seen at all, it leaked.
   teacher  a sentence of a page's `.. only:: teacher` block.
+  formula  an expression of a solution line (two operators or more, a name
+           among its operands), in prose, a code line or a picture's label:
+           names, spacing, parentheses and the way a power of two is
+           written (<< 4, * 16, x 16; >> 4, / 16, // 16) do not matter.
+           A line marked `# kt-public` computes what the glossary defines
+           (a pointer's tag, untagging), and the pages that reproduce the
+           kernel's own code (the series and its 6.1 lineage), which the
+           exercises send the student to read, are not searched for it.
 
 The forms a pair leaks in, on the text of a rendered page: the TOML line
 itself; or its context and value in one table row, one line of a code
@@ -268,6 +276,86 @@ def student_tree_texts(repo=REPO):
     return out
 
 
+# ------------------------------------------------------------ formulas
+
+TOKEN = re.compile(r"0x[0-9a-fA-F]+|\d+|[A-Za-z_][\w.]*\(?|<<|>>|//|\*\*|[-+*/&|^~()%<>\u2212\u00d7\u00f7]")
+OPERATORS = {"+", "-", "*", "/", "&", "|", "^", "%"}
+
+
+def number(t):
+    return int(t, 16) if t[:2] in ("0x", "0X") else int(t, 10)
+
+
+def formula_tokens(text):
+    """text as a formula's tokens: every name X (F when called), numbers
+    in decimal (a power of two as S and its exponent), one
+    spelling per operator, a shift by a number as * or / its power of two,
+    no parentheses."""
+    raw = TOKEN.findall(text.replace("\u2212", "-").replace("\u00d7", "*").replace("\u00f7", "/"))
+    out = []
+    for i, t in enumerate(raw):
+        if t in ("(", ")"):
+            continue
+        if t in ("<<", ">>") and i + 1 < len(raw) and re.fullmatch(r"0x[0-9a-fA-F]+|\d+", raw[i + 1]):
+            out += ["*" if t == "<<" else "/", "S%d" % number(raw[i + 1])]
+            raw[i + 1] = ""
+        elif t == "//":
+            out.append("/")
+        elif re.fullmatch(r"0x[0-9a-fA-F]+|\d+", t):
+            n = number(t)
+            out.append("S%d" % (n.bit_length() - 1) if n > 1 and n & (n - 1) == 0 else str(n))
+        elif t:
+            out.append(("F" if t.endswith("(") else "X") if re.match(r"[A-Za-z_]", t) else t)
+    return out
+
+
+def formulas(lines):
+    """[(exercise, expression, tokens)] of the solution lines' expressions
+    with two operators or more and a name among their operands."""
+    import ast
+    out = []
+    for eid, ln in lines:
+        if re.search(r"#\s*kt-public", ln):
+            continue
+        src = re.sub(r"^(return|if|while|elif)\s+|:$|;$", "", ln.strip())
+        src = src.split("=", 1)[1] if re.match(r"[\w.\[\]]+\s*=[^=]", src) else src
+        try:
+            tree = ast.parse(src.strip(), mode="eval")
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            ops = [n for n in ast.walk(node) if isinstance(n, (ast.BinOp, ast.BoolOp))]
+            names = [n for n in ast.walk(node) if isinstance(n, ast.Name)]
+            if isinstance(node, ast.BinOp) and len(ops) >= 2 and names:
+                expr = ast.unparse(node)
+                out.append((eid, expr, formula_tokens(expr)))
+    return out
+
+
+def contains(seq, sub):
+    n = len(sub)
+    return any(seq[i:i + n] == sub for i in range(len(seq) - n + 1))
+
+
+def formula_leaks(us, forms):
+    """[(exercise, "formula", expression)] of the forms some unit states."""
+    found = []
+    for eid, expr, toks in forms:
+        if any(contains(formula_tokens(u), toks) for u in us):
+            found.append((eid, "formula", expr))
+    return found
+
+
+# pages of the kernel's own text: the v9 patches and their 6.1 descendants
+KERNEL_TEXT = (os.path.join("build", "gen", "series") + os.sep,
+               os.path.join("build", "gen", "lineage") + os.sep)
+
+
+def svg_labels(page_html):
+    """Each <text> of the page's pictures, a unit of its own."""
+    return [html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", page_html)]
+
+
 def site_leaks(site, pairs, lines, rare, teacher):
     """[(page, exercise, form, where)] of every leak on the student site."""
     facts = contexts(pairs)
@@ -279,8 +367,11 @@ def site_leaks(site, pairs, lines, rare, teacher):
             pages.append((rel, text, units(text)))
     common = common_words([us for _, _, us in pages], {f[3] for f in facts})
     found = []
+    forms = formulas(lines)
     for rel, text, us in pages:
         found += [(rel,) + f for f in pair_leaks(us, facts, common) + line_leaks(us, lines)]
+        if not rel.startswith(KERNEL_TEXT):
+            found += [(rel,) + f for f in formula_leaks(us + svg_labels(text), forms)]
         plain = html.unescape(re.sub(r"<[^>]+>", " ", text))
         found += [(rel, "answer", "rare value", v) for v in sorted(rare) if word(plain, v)]
         joined = norm(" ".join(us))

@@ -39,6 +39,9 @@ def found(tmp_path, body, rare=(), teacher=()):
     "<table><tr><td>kset_find_obj</td><td>identity</td></tr></table>",  # a grader-only row
     "<pre>\treturn ((untag(addr) &gt;&gt; 4) + offset) &amp; MASK64\n</pre>",  # a code line
     "<details class=\"kt-reveal\"><summary>The outcome</summary><p>x</p></details>",  # folded
+    "<p>The shadow is (untag(p) / 16 + off) &amp; MASK64 here.</p>",  # a formula in prose
+    "<p>so: ((kasan_reset_tag(a) >> 0x4) + KASAN_SHADOW_OFFSET).</p>",  # ... other names
+    "<svg><text x=\"1\">shadow = untag(ptr) \u00f7 16 + offset</text></svg>",  # a picture
 ])
 def test_each_planted_form_is_found(tmp_path, body):
     assert found(tmp_path, body)
@@ -59,6 +62,9 @@ def test_rare_values_and_teacher_sentences_are_found(tmp_path):
     "<table><tr><td>no-tbi</td><td>?</td></tr><tr><td>x</td><td>silent</td></tr></table>",
     # a value inside a longer name is not the value
     "<p>no-tbi and the silently ignored flag.</p>",
+    # another formula of the same names: not the answer's
+    "<p>The shadow is (addr &gt;&gt; 4) + offset, untagged.</p>",
+    "<svg><text>untag(addr) - offset</text></svg>",
     # a log's key=value is no TOML line (TOML quotes strings)
     "<pre>kasan_lab: tags ptr size=128 cause=loop-bound\n</pre>",
 ])
@@ -88,3 +94,14 @@ def test_the_answers_are_read_from_the_solution_tree():
     assert ("kset_find_obj", "identity") in got
     assert any(eid == "1.2" for eid, _ in lines)
     assert len(leaks.teacher_sentences()) >= 10
+
+
+def test_a_formula_the_glossary_defines_or_the_kernel_shows_is_no_leak(tmp_path):
+    public = [("1.1", "addr = ptr | (0xFF << 56)  # kt-public: the glossary's untag")]
+    body = "<p>Untagged: ptr | (0xff &lt;&lt; 56).</p>"
+    assert leaks.site_leaks(page(tmp_path, body), [], public, set(), []) == []
+    kernel = tmp_path / "site" / "build" / "gen" / "series"
+    kernel.mkdir(parents=True)
+    (kernel / "16.html").write_text("<pre>return (untag(addr) &gt;&gt; 4) + offset &amp; MASK64</pre>")
+    assert leaks.site_leaks(str(tmp_path / "site"), [], [("1.2", "x = (untag(addr) >> 4) + off")],
+                            set(), []) == []

@@ -25,10 +25,10 @@ def access_ok(ptr, size, start, tags):
     # STUB: raise NotImplementedError("exercise 1.1: access_ok")
     if size == 0:
         return True
-    tag = (ptr >> 56) & 0xFF
+    tag = (ptr >> 56) & 0xFF  # kt-public: the glossary's pointer tag
     if tag == 0xFF:
         return True
-    addr = ptr | (0xFF << 56)
+    addr = ptr | (0xFF << 56)  # kt-public: the glossary's untag
     first = (addr - start) // 16
     last = (addr + size - 1 - start) // 16
     return all(t == tag for t in tags[first:last + 1])
