@@ -32,7 +32,7 @@ TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py vm/record.
 
 .PHONY: all deps doctor kernel builddir boot run shell qemu-gdb gdb record replay lab grade handout test decode \
 	submit hint grade-class grade-merge autograder bench-class \
-	transcripts site check lint mutation bench bench-setup bench-collisions bench-decode bench-why fixtures clean \
+	transcripts site check lint mutation bench bench-keep bench-setup bench-collisions bench-decode bench-why fixtures clean \
 	dist import
 
 all: deps kernel transcripts site
@@ -186,6 +186,11 @@ site:
 # Benchmarks print measured figures; they are not tests.
 bench:
 	@$(PY) -m bench.kasan_modes
+
+# Keep the last `make bench` in bench/stored/: the performance page shows
+# it in every tree until its reader runs make bench.
+bench-keep:
+	@$(PY) -m bench.kasan_modes --keep
 
 # BENCH_SETUP=--debug-info, --rebuild, --first-lab or --cold-ci: the long sections
 # (bench/setup_costs.py); by default the builds this cache recorded.

@@ -31,6 +31,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -146,13 +147,31 @@ def host():
     return "%s%s, %d cores, %s, Linux %s" % (model, virt, os.cpu_count(), mem, os.uname().release)
 
 
+def keep():
+    """Copy build/bench/{results.json,results.csv,ratios.svg} to bench/stored/."""
+    src, dest = OUT, os.path.join(vm.REPO, table.KEPT)
+    if not os.path.exists(os.path.join(src, "results.json")):
+        raise vm.KtError("no %s/results.json: run `make bench` first" % table.OWN)
+    os.makedirs(dest, exist_ok=True)
+    for name in ("results.json", "results.csv", "ratios.svg"):
+        shutil.copyfile(os.path.join(src, name), os.path.join(dest, name))
+    meta = json.load(open(os.path.join(dest, "results.json")))["meta"]
+    print("bench: kept the run of %s (%s) in %s/" % (meta["date"], meta.get("host", "?"), table.KEPT))
+    return 0
+
+
 def main():
     vm.install_signal_handlers()
     ap = argparse.ArgumentParser(prog="bench/kasan_modes.py")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--keep", action="store_true",
+                    help="`make bench-keep`: keep the last run's results in bench/stored/ for the "
+                         "site, no boots")
     ap.add_argument("--from-logs", action="store_true",
                     help="recompute the results from the logs of the last run, no boots")
     a = ap.parse_args()
+    if a.keep:
+        return keep()
     os.makedirs(OUT, exist_ok=True)
     results, t_all = {}, time.time()
     for mode in MODES:

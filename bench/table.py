@@ -5,6 +5,8 @@
 
 Everything here is computed from results.json's content; nothing is typed."""
 
+import json
+import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from vm.metrics import shadow_kb
@@ -17,6 +19,24 @@ SW, HW = SW_TAGS.variant, HW_TAGS.variant
 # swtags-brk inlines every check, ending in brk, as "inline" meant in 2018.
 # hwtags (MTE) runs on another QEMU (vm/qemu.py: virt-mte): compare its
 # memory with the others, not its times.
+# Where `make bench` writes (the reader's own run) and where `make
+# bench-keep` keeps a run for every tree (the one the site shows until the
+# reader has their own), relative to the checkout.
+OWN, KEPT = os.path.join("build", "bench"), os.path.join("bench", "stored")
+
+
+def last_results(repo: str) -> Tuple[Optional[Dict[str, Any]], str]:
+    """(results.json's content, the directory it came from): the reader's
+    own last run if there is one, else the kept run, else (None, "")."""
+    for d in (OWN, KEPT):
+        try:
+            with open(os.path.join(repo, d, "results.json")) as f:
+                return json.load(f), d
+        except (OSError, ValueError):
+            continue
+    return None, ""
+
+
 MODES = ["none", "generic", SW, "swtags-outline", "swtags-brk", HW]
 LABELS = (("qemu", "QEMU"), ("boot_s", "boot to /init, s"), ("slab_kb", "Slab after boot, kB"),
           ("reserved_kb", "reserved at boot, kB"), ("tcp_mbit", "loopback TCP, Mbit/s"),

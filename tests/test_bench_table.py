@@ -66,3 +66,13 @@ def test_each_row_is_timed_on_its_own_qemu():
     assert "hwtags" in kasan_modes.TAG_MODES and "generic" not in kasan_modes.TAG_MODES
     assert dict(table.rows({"none": {"qemu": "QEMU emulator version 7.2.11"}}))["QEMU"][0] == \
         "QEMU emulator version 7.2.11"
+
+
+def test_the_page_shows_the_own_run_else_the_kept_one(tmp_path):
+    from bench import table
+    assert table.last_results(str(tmp_path)) == (None, "")
+    for d, date in ((table.KEPT, "kept"), (table.OWN, "own")):
+        (tmp_path / d).mkdir(parents=True)
+        (tmp_path / d / "results.json").write_text('{"meta": {"date": "%s"}}' % date)
+        data, where = table.last_results(str(tmp_path))
+        assert (data["meta"]["date"], where) == (date, d)

@@ -3,7 +3,6 @@
 """The performance page's figures: the last `make bench` results next to the
 cover letter's 2018 table (bench/table.py draws the table)."""
 
-import json
 import os
 
 from bench import table
@@ -16,15 +15,19 @@ SW = SW_TAGS.variant
 
 def bench_page():
     """build/gen/bench.rst: the last `make bench` results, or how to get them."""
-    path = os.path.join(REPO, "build", "bench", "results.json")
-    if not os.path.exists(path):
+    data, where = table.last_results(REPO)
+    if data is None:
         write("bench.rst", ".. warning::\n\n   ``make bench`` has not been run on this machine "
-              "yet; it builds and boots the five variants and writes "
-              "``build/bench/results.json``, which this page then shows.\n")
+              "yet and no run is kept in ``%s/``; it builds and boots the kernels and writes "
+              "``%s/results.json``, which this page then shows.\n" % (table.KEPT, table.OWN))
         return False
-    data = json.load(open(path))
+    own = where == table.OWN
+    lead = ("These figures are your own last ``make bench`` (``%s/``)." % where if own else
+            "These figures are the run kept in ``%s/`` (``make bench-keep``), measured on the "
+            "host named below; ``make bench`` measures your machine, and this page then shows "
+            "your figures instead." % where)
     res, meta, cover = data["results"], data["meta"], data["cover_letter"]
-    out = [table.rst(res, meta, cover)]
+    out = [lead + "\n\n", table.rst(res, meta, cover)]
     # Deviations, stated from the numbers (computed, not written by hand).
     out.append("\n**Against 2018**, from the table above:\n\n")
     for key, label in (("boot_s", "boot time"), ("tcp_mbit", "TCP throughput"),
@@ -48,7 +51,7 @@ def bench_page():
                        100 * (cover["slab_kb"][SW] - cover["slab_kb"]["none"]) /
                        (cover["slab_kb"]["generic"] - cover["slab_kb"]["none"])))
     out.append("\n")
-    svg = os.path.join(REPO, "build", "bench", "ratios.svg")
+    svg = os.path.join(REPO, where, "ratios.svg")
     if os.path.exists(svg):
         write("bench-ratios.svg", open(svg).read())
         out.append("\n.. image:: /build/gen/bench-ratios.svg\n   :alt: ratios to none, measured and 2018\n")

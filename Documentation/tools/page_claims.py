@@ -12,7 +12,8 @@ Where the measurements come from (nothing is booted or built here):
   kernels       build/check/kernel-code.json (make check's kernel-code
                 check), else llvm-size/llvm-objdump on vmlinux files that
                 are already built; "not built here" otherwise
-  make bench    build/bench/results.json, if `make bench` ran here
+  make bench    build/bench/results.json, if `make bench` ran here, else
+                the run kept in bench/stored/ (make bench-keep)
 Each MEASURES function returns (measured text, verdict, note); `verdict`
 is "holds", "differs", "cannot be measured under TCG", "cannot be measured
 under QEMU", or "not measured here" when its input is missing."""
@@ -34,7 +35,6 @@ SW, HW, GEN, NONE = SW_TAGS.variant, HW_TAGS.variant, GENERIC.variant, NONE_VARI
 
 CLAIMS = os.path.join(REPO, "Documentation", "claims.toml")
 KERNEL_CODE = os.path.join(REPO, "build", "check", "kernel-code.json")
-BENCH = os.path.join(REPO, "build", "bench", "results.json")
 CODE_VARIANTS = (NONE, GEN, SW, HW, SW + "-outline", SW + "-brk")
 BRK_9XX = re.compile(r"\bbrk\s+#0x9[0-9a-f]{2}\b")
 CHECK_CALL = re.compile(r"\bbl\s+\S+\s+<__hwasan_check_")
@@ -112,11 +112,10 @@ def measure_vmlinux(path: str, disassemble: bool = True) -> Dict[str, int]:
 
 
 def bench() -> Optional[Dict[str, Any]]:
-    try:
-        with open(BENCH) as f:
-            return json.load(f)["results"]
-    except (OSError, ValueError, KeyError):
-        return None
+    """The results of the reader's own `make bench`, else of the kept run."""
+    from bench.table import last_results
+    data, _ = last_results(REPO)
+    return data.get("results") if isinstance(data, dict) else None
 
 
 # -- verdicts ---------------------------------------------------------------------
