@@ -125,10 +125,20 @@ def answers_template() -> str:
         "## %s\n\n1. \n\n" % lab.title for lab in labdata.load_all())
 
 
+def hints_seen(root: str) -> str:
+    """The hints shown in the tree at root (build/grade/hints.json), as
+    "EX:MISTAKE:LEVEL ..." for submission.toml."""
+    from labs import mistakes
+    state = mistakes.load_state(os.path.join(root, os.path.relpath(mistakes.STATE, REPO)))
+    return " ".join("%s:%s:%d" % (ex, m, int(n)) for ex in sorted(state)
+                    for m, n in sorted(state[ex].get("levels", {}).items())
+                    if re.fullmatch(r"[\w.-]+", ex + m) and str(n).isdigit())
+
+
 def submit(root: str = REPO) -> str:
     """Write build/submission.tar.gz of the tree at `root`; its path.  It
     holds the declared files, answers.md and submission.toml: the student
-    id and seed (student.toml) and the time."""
+    id and seed (student.toml), the time and the hints shown here."""
     ans = os.path.join(root, ANSWERS)
     if not os.path.exists(ans):
         with open(ans, "w") as f:
@@ -138,9 +148,11 @@ def submit(root: str = REPO) -> str:
     who = read_student(root)
     out = os.path.join(root, SUBMISSION)
     os.makedirs(os.path.dirname(out), exist_ok=True)
-    stamp = ("# written by make submit\nid = \"%s\"\nseed = %s\ntime = \"%s\"\n" % (
-        who["id"] if who else "", who["seed"] if who else "\"\"",
-        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))).encode()
+    stamp = ("# written by make submit\nid = \"%s\"\nseed = %s\ntime = \"%s\"\n"
+             "# the hints make grade and make hint showed here: exercise:mistake:level\n"
+             "hints = \"%s\"\n" % (
+                 who["id"] if who else "", who["seed"] if who else "\"\"",
+                 time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), hints_seen(root))).encode()
     with tarfile.open(out + ".tmp", "w:gz") as t:
         for rel in declared_files():
             if os.path.exists(os.path.join(root, rel)):
@@ -205,7 +217,7 @@ def claimed(entry: str) -> Dict:
             d, _ = exercises.sandboxed(name, data.decode(errors="replace"), {"read": "toml"})
             d = (d or {}).get("data")
             if isinstance(d, dict):
-                return {k: d[k] for k in ("id", "seed", "time")
+                return {k: d[k] for k in ("id", "seed", "time", "hints")
                         if isinstance(d.get(k), (str, int))}
         except (KeyError, OSError, ValueError, tarfile.TarError):
             continue

@@ -2,6 +2,7 @@
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """make submit and make grade-class's pure parts (labs/classroom.py): what is
 taken from a student, and the class summary."""
+import os
 import tarfile
 
 import pytest
@@ -93,3 +94,13 @@ def test_lab8_table_masks_the_exercise_sites_without_the_answers(monkeypatch):
     k = sites.kinds()
     for fn in ("kset_find_obj", "__request_region", "kmalloc_uaf2"):
         assert k[fn] == "exercise-8.1", (fn, k.get(fn))
+
+
+def test_a_submission_says_which_hints_were_shown(tmp_path):
+    from labs import mistakes
+    state = tmp_path / os.path.relpath(mistakes.STATE, vm.REPO)
+    state.parent.mkdir(parents=True)
+    mistakes.graded("1.1", ["match-all-checked"], str(state))
+    mistakes.graded("2.1", [], str(state))
+    assert classroom.hints_seen(str(tmp_path)) == "1.1:match-all-checked:1"
+    assert classroom.hints_seen(str(tmp_path / "none")) == ""
