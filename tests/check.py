@@ -35,6 +35,7 @@ from tests.check_kernels import (check_checkpatch, check_decode, check_gdb_live,
                                  check_gdb_live_hw, check_kernel_code, check_lint, check_record,
                                  check_reproducible, check_shell, check_tooling, check_variant)
 from tests.check_processes import check_cleanup, check_signals
+from tests.check_mistakes import check_mistakes_live
 from tests.check_sandbox import check_sandbox
 from tests.checklib import HANDOUT, OUT, PY, REPO
 
@@ -47,6 +48,7 @@ CHECKS = [
     ("checkpatch", check_checkpatch),
     ("handout", lambda: check_handout(n_exercises())),
     ("sandbox", check_sandbox),
+    ("mistakes-live", check_mistakes_live),
     ("transcripts-kept", check_transcripts_kept),
     ("site-anywhere", check_site_anywhere),
     ("variant-swtags", lambda: check_variant("swtags", "sw_tags")),

@@ -43,15 +43,17 @@ TARGETS: Dict[str, List[str]] = {
     "vm/ktap.py": ["tests/test_ktap.py"],
     "labs/scenarios.py": ["tests/test_scenarios.py", "tests/test_labs.py"],
     "labs/lab.py": ["tests/test_labs.py"],
+    "labs/mistakes.py": ["tests/test_mistakes.py"],
     "vm/metrics.py": ["tests/test_metrics.py"],
     "vm/variant.py": ["tests/test_vm.py"],
     "gdb-scripts/kasan/decode.py": ["gdb-scripts/tests/test_decode_cli.py"],
 }
-# Every lab's check.py, pinned by the generic grader tests and the lab's own.
+# Every lab's check.py, pinned by the generic grader tests, the known
+# mistakes' (its detectors) and the lab's own.
 for _d in sorted(os.listdir(os.path.join(REPO, "labs"))):
     if os.path.exists(os.path.join(REPO, "labs", _d, "check.py")):
         TARGETS["labs/%s/check.py" % _d] = [
-            "tests/test_graders.py", "tests/test_exercises.py"] + [
+            "tests/test_graders.py", "tests/test_exercises.py", "tests/test_mistakes.py"] + [
             "labs/%s/%s" % (_d, f) for f in sorted(os.listdir(os.path.join(REPO, "labs", _d)))
             if f.startswith("test_lab") and f.endswith(".py")]
 FLIP = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt,

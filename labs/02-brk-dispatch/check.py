@@ -5,7 +5,7 @@ import re
 
 import vm
 from kasan import tags
-from labs.exercises import StudentCode, compare, hex_or_none, kv_lines
+from labs.exercises import StudentCode, answers, compare, hex_or_none, kv_lines
 from labs.lab import backtrace
 from kasan.modes import SW_TAGS
 
@@ -158,3 +158,88 @@ def ex_handler(run, _runs):
             ("pc: the brk instruction", pc is not None and hex_or_none(stud.get("pc")) ==
              int(pc.group(1), 16), "you: %s, x/i regs->pc: %s" % (
                  stud.get("pc"), pc and pc.group(0).strip()))]
+
+
+# -- Known mistakes (mistakes.toml): what the work shows when a student
+# makes one.  Each detector asks the student's kasan_esr about a few
+# accesses, compared with the ESRs the tree's own decoder gives (esr_table),
+# or reads what their gdb file left in the run; never a stored answer.
+
+EC_SHIFT, EC_BITS, IMM_BITS = 26, 0x3F, 0xFFFF   # ESR_EL1's layout (esr.py's docstring)
+
+
+def student_esr(run, cases):
+    """(the student's kasan_esr on cases, the tree's {access: ESR}, the
+    tree's constants)."""
+    c = tree_constants(run)
+    return answers(StudentCode(__file__, "esr.py"), "kasan_esr", cases), esr_table(c), c
+
+
+def mistake_ec_in_the_wrong_bits(run, runs):
+    # the immediate right, something above it, but no exception class in bits 31..26
+    cases = [(False, 1, True), (True, 8, False)]
+    got, table, _ = student_esr(run, cases)
+    return all(g is not None and g & IMM_BITS == table[k] & IMM_BITS and g >> 16 != 0
+               and (g >> EC_SHIFT) & EC_BITS != (table[k] >> EC_SHIFT) & EC_BITS
+               for g, k in zip(got, cases))
+
+
+def mistake_esr_is_the_immediate(run, runs):
+    cases = [(False, 1, True), (True, 8, False)]
+    got, table, _ = student_esr(run, cases)
+    return got == [table[k] & IMM_BITS for k in cases]
+
+
+def mistake_size_in_bytes(run, runs):
+    # recoverable reads of 2, 4 and 8 bytes: the size field holds the bytes
+    cases = [(False, s, True) for s in (2, 4, 8)]
+    got, table, c = student_esr(run, cases)
+    return got == [(table[k] & ~c["KASAN_ESR_SIZE_MASK"]) | k[1] for k in cases]
+
+
+def mistake_write_recover_swapped(run, runs):
+    # each access encoded as the one with its write and recover flags exchanged
+    cases = [(True, 1, False), (False, 1, True), (True, 8, False)]
+    got, table, _ = student_esr(run, cases)
+    return got == [table[(r, s, w)] for w, s, r in cases]
+
+
+def handler_state(run):
+    """(the student's lines as a dict, the report (or None), the grader's
+    frame 0 line) of an exercise 2.2 run."""
+    s = run.sections()
+    return kv_lines(s.get("student", [])), _report(run), " ".join(s.get("stop", []))
+
+
+def mistake_stopped_at_the_brk(run, runs):
+    # frame 0 is in the lab module's own code (where the brk is), and
+    # kasan_handler's esr did not exist there
+    frame = " ".join(run.sections().get("stop", []))
+    kernel = "\n".join(run.sections().get("kernel", []))
+    return bool(re.search(r"#0\s+(0x[0-9a-f]+ in )?lab_\w+ \(.*\) at \S*kasan_lab\.c:\d+",
+                          frame)) and "ESR 0x" not in kernel
+
+
+def mistake_address_from_handler_x0(run, runs):
+    stud, r, frame = handler_state(run)
+    regs = re.search(r"#0\s+(0x[0-9a-f]+ in )?kasan_handler \(regs=(0x[0-9a-f]+)", frame)
+    return hex_or_none(stud.get("addr")) == int(regs.group(2), 16) != int(r["addr"], 16)
+
+
+def mistake_size_field_printed(run, runs):
+    stud, r, _ = handler_state(run)
+    n = int(stud.get("size"))
+    return n != r["size"] and 1 << n == r["size"]
+
+
+def mistake_pc_of_the_handler(run, runs):
+    # the student's pc is the address gdb stopped at in kasan_handler (its
+    # breakpoint there), as gdb printed it in the student's own session
+    stud, _, _ = handler_state(run)
+    lines = "\n".join(run.sections().get("student", []))
+    hit = re.search(r"^(?:Temporary b|B)reakpoint (\d+), (?:0x([0-9a-f]+) in )?kasan_handler \(",
+                    lines, re.M)
+    where = re.search(r"^(?:Temporary b|B)reakpoint %s at 0x([0-9a-f]+):" % hit.group(1),
+                      lines, re.M)
+    stop = int(hit.group(2) or where.group(1), 16)
+    return hex_or_none(stud.get("pc")) == stop

@@ -176,3 +176,127 @@ def judged(scn, ans):
                  "in your copy)")]
     return [("%s: %s" % (scn, k), ans.get(k) == lab[k],
              "you: %r" % ans.get(k) if ans.get(k) != lab[k] else "") for k in ("cause", "fix")]
+
+
+# -- Known mistakes (mistakes.toml): what the work shows when a student
+# makes one.  Each detector reads the student's answer file (the loader
+# ex_mystery uses) and compares it with what the report of this run says;
+# it never reads a stored answer.
+
+GRANULE = 16  # bytes one memory tag (one shadow byte) describes
+TAG_INVALID = "fe"  # KASAN_TAG_INVALID, as a report prints a memory tag
+
+
+def mystery_work(run, scn):
+    """(the student's answers, the one report) of scenario scn in this run."""
+    ans = load_answers(__file__, scn + ".toml")
+    reps = reports_of(run.serial, scn)
+    if len(reps) != 1:
+        raise ValueError("%d reports of %s" % (len(reps), scn))
+    return ans, reps[0]
+
+
+def names(frames):
+    return [func(f) for f in frames]
+
+
+def above_first_caller(frames):
+    """The names of a stack's KASAN and allocator frames, above its first
+    caller."""
+    return names(frames[:frames.index(report.first_caller(frames))])
+
+
+def above_location(r):
+    """The names of the call trace's frames above the function the BUG line
+    names: KASAN printing the report."""
+    ns = names(r["call_trace"])
+    return ns[:ns.index(func(r["location"]))]
+
+
+def tagged_bytes(r):
+    """How many bytes from the object's start the memory state shows with the
+    pointer's tag (whole granules)."""
+    tags = {}
+    for row in r["memory_state"]:
+        base = int(row["addr"], 16)
+        for i, b in enumerate(row["bytes"]):
+            tags[base + i * GRANULE] = b
+    start, n = int(r["object"], 16), 0
+    while tags.get(start + n) == r["pointer_tag"]:
+        n += GRANULE
+    return n
+
+
+# 3.1 (mystery-a)
+
+def mistake_mystery_a_fe_read_as_freed(run, runs):
+    # a free named where the report has no free stack, over memory tagged fe
+    ans, r = mystery_work(run, "mystery-a")
+    return "free" in ans["bug"] and ans["bug"] != r["bug_type"] and not r["free_stack"] \
+        and r["memory_tag"] == TAG_INVALID
+
+
+def mistake_mystery_a_request_as_region(run, runs):
+    # the granules with the pointer's tag, counted as the region
+    ans, r = mystery_work(run, "mystery-a")
+    n = tagged_bytes(r)
+    return ans["object_size"] == n != r["object_size"]
+
+
+def mistake_mystery_a_offset_from_the_end(run, runs):
+    # the offset counted from the end of the tagged granules
+    ans, r = mystery_work(run, "mystery-a")
+    n = tagged_bytes(r)
+    return n > 0 and ans["offset"] == r["offset"] - n != r["offset"]
+
+
+def mistake_mystery_a_reporting_frame(run, runs):
+    ans, r = mystery_work(run, "mystery-a")
+    return ans["function"] in above_location(r)
+
+
+# 3.2 (mystery-b)
+
+def mistake_mystery_b_free_path_as_free_fn(run, runs):
+    ans, r = mystery_work(run, "mystery-b")
+    return ans["free_fn"] in above_first_caller(r["free_stack"])
+
+
+def mistake_mystery_b_access_size_as_object_size(run, runs):
+    ans, r = mystery_work(run, "mystery-b")
+    return ans["object_size"] == r["size"] != r["object_size"]
+
+
+def mistake_mystery_b_offset_in_granules(run, runs):
+    ans, r = mystery_work(run, "mystery-b")
+    return ans["offset"] == r["offset"] // GRANULE != r["offset"]
+
+
+def mistake_mystery_b_freeing_function_as_culprit(run, runs):
+    ans, r = mystery_work(run, "mystery-b")
+    return ans["function"] == func(report.first_caller(r["free_stack"])) != r["function"]
+
+
+# 3.3 (mystery-c)
+
+def mistake_mystery_c_allocator_as_alloc_fn(run, runs):
+    ans, r = mystery_work(run, "mystery-c")
+    return ans["alloc_fn"] in above_first_caller(r["alloc_stack"])
+
+
+def mistake_mystery_c_free_sized_as_object(run, runs):
+    ans, r = mystery_work(run, "mystery-c")
+    return r["access"] == "free" and ans["size"] == r["object_size"] != r["size"]
+
+
+def mistake_mystery_c_kmalloc_cache_assumed(run, runs):
+    ans, r = mystery_work(run, "mystery-c")
+    return ans["cache"].startswith("kmalloc-") and not r["cache"].startswith("kmalloc-")
+
+
+def mistake_mystery_c_type_from_the_trace(run, runs):
+    # the bug type read off a reporting function's name (kasan_report_*)
+    ans, r = mystery_work(run, "mystery-c")
+    said = [n[len("kasan_report_"):].replace("_", "-") for n in above_location(r)
+            if n.startswith("kasan_report_")]
+    return ans["bug"] in said and ans["bug"] != r["bug_type"]
