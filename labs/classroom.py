@@ -364,7 +364,8 @@ def reasons(res: Dict, ex_id: str) -> List[str]:
                          c["why"]) for c in res.get("checks", [])
            if c.get("exercise") == ex_id and c["ok"] is False]
     e = next((e for e in res["exercises"]["list"] if e["id"] == ex_id), {})
-    return ([e["why"]] if e.get("why") else []) + out
+    known = ["known mistake (labs/*/mistakes.toml): %s" % m for m in e.get("mistakes", [])]
+    return ([e["why"]] if e.get("why") else []) + known + out
 
 
 def summary(rows: List[Dict], out_dir: str) -> None:
@@ -376,7 +377,7 @@ def summary(rows: List[Dict], out_dir: str) -> None:
     ids = exercise_ids(rows)
     labs = sorted({i.split(".")[0] for i in ids}, key=int)
     head = ["student", "seed", "points", "max points", "exercises done", "exercises",
-            "demonstrations"] + ["lab %s" % x for x in labs] + ids + ["answers"]
+            "demonstrations", "hints seen"] + ["lab %s" % x for x in labs] + ids + ["answers"]
     table = []
     for r in rows:
         res = r["result"]
@@ -386,7 +387,8 @@ def summary(rows: List[Dict], out_dir: str) -> None:
         ans = r["student"] + ".answers.md"
         table.append([r["student"], res.get("seed", ""), pts["earned"], pts["max"],
                       res["exercises"]["done"], res["exercises"]["total"],
-                      "%d/%d" % (demo["good"], demo["total"])]
+                      "%d/%d" % (demo["good"], demo["total"]),
+                      len(str(res.get("claimed", {}).get("hints", "")).split())]
                      + [pts["labs"].get(x, {}).get("earned", 0) for x in labs]
                      + [by_id[i]["points"] if i in by_id else "" for i in ids]
                      + [ans if os.path.exists(os.path.join(out_dir, ans)) else ""])
