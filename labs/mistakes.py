@@ -12,7 +12,10 @@ and each next one more specific -- none of them the answer:
     hints = ["...", "...", "..."]
 
 and its check.py a detector for each, `mistake_<id>(run, runs)` (dashes
-as underscores): True when the graded work shows that mistake.  A
+as underscores), or the entry says which function of check.py detects it
+and with what: `detect = ["contradicted", "same"]` calls
+contradicted(run, runs, "same").  True when the graded work shows that
+mistake.  A
 detector looks at what the student's work did (the answers of their
 Python on chosen inputs, their TOML, what their gdb file or module left in
 the run) and never at a stored answer, so a student's copy diagnoses too.
@@ -21,6 +24,10 @@ the run) and never at a stored answer, so a student's copy diagnoses too.
 prints the first hint of each mistake found; `make hint N= EX=` shows the
 next, more specific one.  Which hints were shown is kept in
 build/grade/hints.json and written into the grade's JSON.
+
+A prediction's known mistakes tell which outcomes are wrong: a lab keeps
+those in mistakes-teacher.toml (the same form; grader_only in its
+steps.toml), which a handout leaves out and make grade-class puts back.
 
 Each mistake is planted in the solution by the lab's planted.py (a
 grader-only file: the plants are edits of the solution): `make test`
@@ -37,46 +44,60 @@ from typing import Any, Callable, Dict, List, Optional
 import vm
 
 CATALOGUE = "mistakes.toml"
+TEACHER = "mistakes-teacher.toml"
 LEVELS = 3
 KEYS = {"exercise": str, "id": str, "hints": list}
+OPTIONAL = {"detect": list}
 STATE = os.path.join(vm.REPO, "build", "grade", "hints.json")
 
 
 def catalogue(lab: Any) -> List[Dict[str, Any]]:
-    """The lab's mistakes, validated (KtError naming the file and the entry)."""
-    path = lab.path(CATALOGUE)
-    if not os.path.exists(path):
-        return []
-    try:
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
-    except (OSError, tomllib.TOMLDecodeError) as e:
-        raise vm.KtError("labs/%s/%s: %s" % (lab.folder, CATALOGUE, e))
-    ids = {e["id"] for e in lab.exercises}
+    """The lab's mistakes (mistakes.toml, then mistakes-teacher.toml where
+    the tree has it), validated: KtError naming the file and the entry."""
     out: List[Dict[str, Any]] = []
-    for i, m in enumerate(data.get("mistake", [])):
-        where = "labs/%s/%s: mistake %s" % (lab.folder, CATALOGUE, m.get("id", "#%d" % (i + 1)))
-        for k, t in KEYS.items():
-            if not isinstance(m.get(k), t):
-                raise vm.KtError("%s: %r must be a %s" % (where, k, t.__name__))
-        if set(m) - set(KEYS):
-            raise vm.KtError("%s: unknown keys %s" % (where, ", ".join(sorted(set(m) - set(KEYS)))))
-        if m["exercise"] not in ids:
-            raise vm.KtError("%s: exercise %s is not one of the lab's (%s)" % (
-                where, m["exercise"], ", ".join(sorted(ids))))
-        if len(m["hints"]) != LEVELS or not all(isinstance(h, str) and h.strip()
-                                                for h in m["hints"]):
-            raise vm.KtError("%s: hints must be %d sentences, each more specific" % (where, LEVELS))
-        if any(m["id"] == o["id"] for o in out):
-            raise vm.KtError("%s: the id is used twice" % where)
-        if not callable(getattr(lab.module, detector_name(m), None)):
-            raise vm.KtError("%s: labs/%s/check.py has no %s()" % (
-                where, lab.folder, detector_name(m)))
-        out.append(m)
+    for name in (CATALOGUE, TEACHER):
+        path = lab.path(name)
+        if not os.path.exists(path):
+            continue
+        try:
+            with open(path, "rb") as f:
+                data = tomllib.load(f)
+        except (OSError, tomllib.TOMLDecodeError) as e:
+            raise vm.KtError("labs/%s/%s: %s" % (lab.folder, name, e))
+        for i, m in enumerate(data.get("mistake", [])):
+            where = "labs/%s/%s: mistake %s" % (lab.folder, name, m.get("id", "#%d" % (i + 1)))
+            entry_errors(lab, m, where, out)
+            out.append(m)
     return out
 
 
+def entry_errors(lab: Any, m: Dict[str, Any], where: str, earlier: List[Dict[str, Any]]) -> None:
+    """KtError for the first thing wrong with catalogue entry m."""
+    for k, t in KEYS.items():
+        if not isinstance(m.get(k), t):
+            raise vm.KtError("%s: %r must be a %s" % (where, k, t.__name__))
+    extra = set(m) - set(KEYS) - set(OPTIONAL)
+    if extra:
+        raise vm.KtError("%s: unknown keys %s" % (where, ", ".join(sorted(extra))))
+    ids = {e["id"] for e in lab.exercises}
+    if m["exercise"] not in ids:
+        raise vm.KtError("%s: exercise %s is not one of the lab's (%s)" % (
+            where, m["exercise"], ", ".join(sorted(ids))))
+    if len(m["hints"]) != LEVELS or not all(isinstance(h, str) and h.strip()
+                                            for h in m["hints"]):
+        raise vm.KtError("%s: hints must be %d sentences, each more specific" % (where, LEVELS))
+    if any(m["id"] == o["id"] for o in earlier):
+        raise vm.KtError("%s: the id is used twice" % where)
+    if "detect" in m and not (m["detect"] and isinstance(m["detect"][0], str)):
+        raise vm.KtError("%s: detect must be [function of check.py, its arguments...]" % where)
+    if not callable(getattr(lab.module, detector_name(m), None)):
+        raise vm.KtError("%s: labs/%s/check.py has no %s()" % (
+            where, lab.folder, detector_name(m)))
+
+
 def detector_name(m: Dict[str, Any]) -> str:
+    if "detect" in m:
+        return str(m["detect"][0])
     return "mistake_" + m["id"].replace("-", "_")
 
 
@@ -92,7 +113,7 @@ def diagnose(lab: Any, ex: Dict[str, Any], run: Any, runs: Dict[str, Any]) -> Li
     for m in of_exercise(lab, ex["id"]):
         detect: Callable[..., Any] = getattr(lab.module, detector_name(m))
         try:
-            hit = detect(run, runs) is True
+            hit = detect(run, runs, *m.get("detect", [None])[1:]) is True
         except Exception:  # noqa: BLE001 -- odd work: no diagnosis, never a crash
             hit = False
         if hit:

@@ -41,6 +41,7 @@ def exercise(folder, ex_id):
     return next(e for f, e in EXERCISES if f == folder and e["id"] == ex_id)
 
 
+@solution_only
 def test_every_exercise_has_three_known_mistakes():
     have = {}
     for folder, m in CATALOGUE:
@@ -48,6 +49,28 @@ def test_every_exercise_has_three_known_mistakes():
     short = {e["id"]: len(have.get(e["id"], [])) for _, e in EXERCISES
              if len(have.get(e["id"], [])) < MIN_PER_EXERCISE}
     assert not short, "exercises with fewer than %d known mistakes: %s" % (MIN_PER_EXERCISE, short)
+
+
+def test_a_prediction_s_mistakes_are_the_teacher_s_alone():
+    """They tell which outcomes are wrong: mistakes-teacher.toml, which the
+    lab's steps.toml makes grader-only (a handout leaves it out)."""
+    for x in LABS.values():
+        preds = {e["id"] for e in x.exercises if e.get("prediction")}
+        shipped = [m["id"] for m in mistakes.catalogue(x) if m["exercise"] in preds
+                   and m in shipped_entries(x)]
+        assert not shipped, "%s: prediction mistakes in %s: %s" % (x.folder, mistakes.CATALOGUE,
+                                                                   shipped)
+        if os.path.exists(x.path(mistakes.TEACHER)):
+            assert mistakes.TEACHER in x.spec.get("grader_only", []), x.folder
+
+
+def shipped_entries(x):
+    import tomllib
+    path = x.path(mistakes.CATALOGUE)
+    if not os.path.exists(path):
+        return []
+    with open(path, "rb") as f:
+        return tomllib.load(f).get("mistake", [])
 
 
 def test_hints_are_three_distinct_sentences_and_not_another_mistakes():

@@ -95,3 +95,15 @@ def ex_prediction(run, _runs, ex):
     if got is None:
         return [("the control run, to compare with", False, "the control kernel did not run")]
     return [("%s: you predicted %s" % (run.step, pred), pred == got, "the boot: %s" % got)]
+
+
+# -- Known mistakes (mistakes-teacher.toml, grader-only: a prediction's
+# mistakes name wrong outcomes): each entry's `detect` calls contradicted
+# with the outcome its misconception predicts.
+
+def contradicted(run, _runs, value):
+    """The student predicted VALUE for the run's experiment, and the boot
+    did something else (classified as ex_prediction classifies it)."""
+    pred = load_answers(__file__, "predictions.toml").get(run.step)
+    got = outcome(run.serial, run.control.serial if run.control else None)
+    return pred == value and got is not None and got != value

@@ -220,3 +220,40 @@ def check_hwtags_qemu72(run):
              "; ".join(r["title"] for r in reps[:3]) or "no report"),
             ("before init ran", "KT-INIT-START" not in run.serial,
              "init started" if "KT-INIT-START" in run.serial else "")]
+
+
+# -- Known mistakes (mistakes.toml; 6.1's in mistakes-teacher.toml) ------------
+# 6.1: the student's prediction for one scenario, as ex_predict_hw reads it,
+# against what the hwtags run did with it.  6.2: one async answer against the
+# run's report (and, for the bug type, the sync report of the hwtags run).
+
+def wrong_prediction(run, _runs, name):
+    """The prediction for scenario NAME is one of PREDICTED and the run
+    says the other."""
+    p = load_answers(__file__, "predictions.toml").get(HW, {}).get(name)
+    got = caught(run.serial, name)
+    return p in PREDICTED and got is not None and (p == PREDICTED[0]) != bool(got)
+
+
+def async_answer(run, key):
+    """(the student's async answer KEY, the async run's one report of uaf)."""
+    reps = run.reports("uaf")
+    ans = load_answers(__file__, "predictions.toml").get("async", {}).get(key)
+    return ans, (reps[0] if len(reps) == 1 else None)
+
+
+def mistake_hwtags_async_bug_type_as_sync(run, runs):
+    # the bug type of the sync report of the same bug (the hwtags run)
+    ans, r = async_answer(run, "bug_type")
+    sync = {s["bug_type"] for s in runs["hwtags"].reports("uaf")}
+    return r is not None and ans != r["bug_type"] and ans in sync
+
+
+def mistake_hwtags_async_address_recorded(run, runs):
+    ans, r = async_answer(run, "has_address")
+    return r is not None and isinstance(ans, bool) and ans != (r["addr"] is not None)
+
+
+def mistake_hwtags_async_stack_at_the_access(run, runs):
+    ans, r = async_answer(run, "names_lab_uaf")
+    return r is not None and isinstance(ans, bool) and ans != (r["function"] == "lab_uaf")

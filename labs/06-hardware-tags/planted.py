@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
+"""Lab 6's known mistakes, planted in the solution (grader_only: the edits
+quote it).  Each plant is the solution with one wrong answer, the one its
+misconception gives; the answers are the runs', so `edits` are enough.
+tests/test_mistakes.py grades each plant and wants exactly its own
+mistake found."""
+
+PRED = "student/predictions.toml"
+
+
+def answer(key, right, wrong):
+    return [(PRED, "%s = %s\n" % (key, right), "%s = %s\n" % (key, wrong))]
+
+
+PLANTS = [
+    {"mistake": "hwtags-byte-exact", "edits": answer("oob-in-granule", '"missed"', '"report"')},
+    {"mistake": "hwtags-match-all-checked", "edits": answer("match-all", '"missed"', '"report"')},
+    {"mistake": "hwtags-free-not-an-access", "edits": answer("double-free", '"report"', '"missed"')},
+    {"mistake": "hwtags-reuse-keeps-tag", "edits": answer("uaf-realloc", '"report"', '"missed"')},
+    {"mistake": "hwtags-async-bug-type-as-sync",
+     "edits": answer("bug_type", '"invalid-access"', '"use-after-free"')},
+    {"mistake": "hwtags-async-address-recorded", "edits": answer("has_address", "false", "true")},
+    {"mistake": "hwtags-async-stack-at-the-access", "edits": answer("names_lab_uaf", "false", "true")},
+]
