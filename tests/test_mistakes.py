@@ -164,3 +164,29 @@ def test_no_known_mistake_says_where_the_rules_are(tmp_path):
     mistakes.graded("1.2", [], state)
     with pytest.raises(Exception, match="What the grader checks"):
         mistakes.next_hint(LABS[1], "1.2", state)
+
+
+def test_make_grade_prints_the_hint_and_records_it(tmp_path, monkeypatch, capsys):
+    """labs/grade.py: an exercise not done whose work shows a known mistake
+    gets its hint printed, and its record names the mistake and the hints
+    shown; a done exercise gets none."""
+    from labs import grade
+    x = LABS[1]
+    m = mistakes.of_exercise(x, "1.2")[0]
+    state = str(tmp_path / "hints.json")
+    monkeypatch.setattr(mistakes, "STATE", state)
+    for fn in (mistakes.graded, mistakes.shown):
+        monkeypatch.setattr(fn, "__defaults__", (state,))
+    monkeypatch.setattr(mistakes, "diagnose", lambda *a: [m["id"]])
+    ex = exercise(x.folder, "1.2")
+    tally = grade.Tally()
+    bad = [("a check", False, "why")]
+    tally.add(x.folder, ex["step"], bad, 0.0, exercise=ex,
+              hints=grade.hints_of(x, ex, bad, object(), {}))
+    out = capsys.readouterr().out
+    assert "HINT ex 1.2 (1 of 3, %s): %s" % (m["id"], m["hints"][0]) in out
+    assert "make hint N=1 EX=1.2" in out
+    rec = tally.exercises[-1]
+    assert rec["mistakes"] == [m["id"]] and rec["hints_shown"] == [{"mistake": m["id"], "level": 1}]
+    good = [("a check", True, "")]
+    assert grade.hints_of(x, ex, good, object(), {}) == []
