@@ -308,3 +308,120 @@ def ex_field(run, runs):
          len(ins) == 2 and re.search(r":\s+ldr", ins[0]) is not None and
          re.search(r":\s+st", ins[1]) is not None, "; ".join(ins) or "no x/i lines"),
     ]
+
+
+# -- Known mistakes (mistakes.toml): what the work shows when a student
+# makes one.  Each detector reads what the student's gdb file left in the
+# replay (its own section, and the grader's `state` section taken where it
+# stopped) and compares it with the facts of the runs: the report on the
+# serial log, kasan-history's and kasan-why's answers on the same
+# recording.  None holds a right value of its own.
+
+def state_frames(run):
+    """The function names of the grader's bt where the file left the replay."""
+    return [fn for fn, _ in backtrace(run.sections().get("state", []))]
+
+
+def mistake_freed_stepped_out_to_the_caller(run, runs):
+    names = state_frames(run)
+    return bool(names) and names[0].startswith("lab_") and "kfree" not in names
+
+
+def mistake_freed_at_the_tag_write(run, runs):
+    names = state_frames(run)
+    return "memset" in names[0] and "kfree" in names[1:]
+
+
+def mistake_freed_in_the_kasan_free_hook(run, runs):
+    names = state_frames(run)
+    return "kasan" in names[0] and "memset" not in names[0] and "kfree" in names[1:]
+
+
+def tagwrite_counts(run, runs):
+    """(the count the student printed, the count where the replay is, the
+    state's x/i line, kasan-history's writes in step 1's run)."""
+    sec = run.sections()
+    student, state = sec.get("student", []), sec.get("state", [])
+    mine = next((int(x.group(1)) for x in map(ICOUNT.search, student) if x), None)
+    there = next((int(x.group(1)) for x in map(ICOUNT.search, state) if x), None)
+    xi = next((ln for ln in state if re.match(r"=> 0x[0-9a-f]+", ln)), "")
+    return mine, there, xi, history(runs["uaf"])[0]
+
+
+def mistake_tagwrite_shadow_of_the_tagged_pointer(run, runs):
+    # the watchpoint never fired: back at the start of the recording
+    _, there, _, _ = tagwrite_counts(run, runs)
+    student = run.sections().get("student", [])
+    return there == 0 and any(re.search(r"[Ww]atchpoint \d+: ", ln) for ln in student)
+
+
+def mistake_tagwrite_the_allocation_write(run, runs):
+    _, there, _, ws = tagwrite_counts(run, runs)
+    return any(w["kind"] == "allocation" and w["icount"] == there for w in ws[1:])
+
+
+def mistake_tagwrite_count_read_at_the_report(run, runs):
+    mine, there, _, _ = tagwrite_counts(run, runs)
+    return None not in (mine, there) and mine > there
+
+
+def mistake_tagwrite_stepped_back_onto_the_store(run, runs):
+    _, there, xi, ws = tagwrite_counts(run, runs)
+    return there == ws[0]["icount"] - 1 and re.search(r":\s+st", xi) is not None
+
+
+XI = re.compile(r"^\s*0x([0-9a-f]+) <([\w.]+)\+(\d+)>:\s+(.*)$")
+
+
+def field_state(run, runs):
+    """({"load", "store": value}, {address: (function, offset, asm)} of the
+    grader's x/i lines, {"load", "store": kasan-why's pc}, kasan-why's json)
+    of an exercise 7.3 run: what the student's $load and $store are, and
+    what kasan-why found on the same recording."""
+    sec = run.sections()
+    state = sec.get("state", [])
+    got = {k: int(v, 16) for k, v in re.findall(r"^(load|store): 0x([0-9a-f]+)$",
+                                                "\n".join(state), re.M)}
+    # where the grader's gdb could not print them (its kasan-modsyms fails
+    # at the start of the recording): the values carried from the student's
+    carried = re.findall(r"^KT-CARRY (load|store) 0x([0-9a-f]+)$",
+                         "\n".join(sec.get("student", [])), re.M)
+    got = got or {k: int(v, 16) for k, v in carried}
+    ins = {int(m.group(1), 16): (m.group(2), int(m.group(3)), m.group(4))
+           for m in map(XI.match, state) if m}
+    data = why_json(runs["field"])
+    want = {k: next((e["pc"] for e in data.get("events", []) if e.get("kind") == k
+                     and "pc" in e), None) for k in ("load", "store")}
+    return got, ins, want, data
+
+
+def mistake_field_store_is_the_stop_pc(run, runs):
+    got, _, want, _ = field_state(run, runs)
+    return want["store"] is not None and got["store"] == want["store"] + 4
+
+
+def report_place(run):
+    """(function, offset) of the bad access, as the report names it."""
+    fn, off = the_report(run)["location"].split("/")[0].split("+")
+    return fn, int(off, 16)
+
+
+def mistake_field_load_is_the_bad_read(run, runs):
+    got, ins, _, _ = field_state(run, runs)
+    return ins[got["load"]][:2] == report_place(run)
+
+
+def mistake_field_last_load_before_the_read(run, runs):
+    got, ins, want, data = field_state(run, runs)
+    fn, off, asm = ins[got["load"]]
+    dest = re.match(r"ldr\w*\s+[xw](\d+),", asm)
+    base = re.fullmatch(r"[xw](\d+)", data["reg"])
+    return (fn, off) != report_place(run) and fn == report_place(run)[0] and \
+        dest is not None and base is not None and dest.group(1) != base.group(1)
+
+
+def mistake_field_gdb_watchpoint_drops_the_tag(run, runs):
+    got, _, want, _ = field_state(run, runs)
+    student = run.sections().get("student", [])
+    return want["store"] is not None and got["store"] != want["store"] and \
+        any(re.match(r"(Hardware )?(read |acc )?[Ww]atchpoint \d+: ", ln) for ln in student)
