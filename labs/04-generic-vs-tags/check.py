@@ -8,6 +8,7 @@ from labs import exercises, scenarios
 from kasan.modes import GENERIC, NONE_VARIANT as NONE, SW_TAGS
 
 SW, GEN = SW_TAGS.variant, GENERIC.variant
+SW_GRANULE, GEN_GRANULE = 16, 8  # bytes a memory tag, a generic shadow byte describe
 COMPARED = (SW_TAGS, GENERIC)
 # The scenarios whose reports the table compares; which mode reports each
 # is expected.toml's (labs/module), not this file's.
@@ -75,14 +76,32 @@ STUDENT = {"4.1": ("student-generic-only", GEN, SW),
            "4.2": ("student-tags-only", SW, GEN)}
 
 
+def accessible(r):
+    """The bytes of a generic report's object that its shadow says were
+    allocated (6.1's describe_object_addr measures `inside` against the
+    cache's object size, not the kmalloc size): 00 is 8 bytes, 1..7 that
+    many and the end; None without the object's shadow rows."""
+    cells = {}
+    for row in r["memory_state"]:
+        base = int(row["addr"], 16)
+        cells.update((base + GEN_GRANULE * i, int(b, 16)) for i, b in enumerate(row["bytes"]))
+    at, n = int(r["object"], 16), 0
+    while at in cells:
+        if cells[at]:
+            return n + cells[at] if cells[at] < GEN_GRANULE else n
+        at, n = at + GEN_GRANULE, n + GEN_GRANULE
+    return None
+
+
 def lab_idea(ex_id, r):
     """The lab's own bug of this kind, which does not count: an overflow
-    that stays in the object's last granule (oob-in-granule) for 4.1, a
-    use-after-free of a reused slot (uaf-realloc) for 4.2."""
+    that stays in the object's last 16-byte granule (oob-in-granule) for
+    4.1, whatever the size; a use-after-free (uaf-realloc) for 4.2."""
     if ex_id == "4.1":
-        return (r["bug_type"] == "slab-out-of-bounds" and r["relation"] == "to the right"
-                and r["object_size"] and r["offset"] + r["object_size"] % 16 < 16
-                and r["object_size"] % 16 != 0)
+        if r["bug_type"] != "slab-out-of-bounds" or r["offset"] is None or r["object"] is None:
+            return False
+        size = r["object_size"] if r["relation"] == "to the right" else accessible(r)
+        return size is not None and size <= r["offset"] < -(-size // SW_GRANULE) * SW_GRANULE
     return r["bug_type"] == "use-after-free"
 
 
@@ -113,3 +132,81 @@ def ex_student_bug(run, runs, ex):
         res.append(("not the lab's own bug of this kind", not lab_idea(ex["id"], mine[0]),
                     mine[0]["title"]))
     return res
+
+
+# -- Known mistakes (labs/mistakes.py): what the two kernels did with the
+# student's scenario --------------------------------------------------------
+
+# KASAN_TAG_INVALID: the memory tag 6.1's sw-tags gives a freed object's granules
+FREED_TAG = "fe"
+
+
+def seen(run, runs, ex_id):
+    """{kernel: the KASAN reports of the exercise's scenario on it}."""
+    scn = STUDENT[ex_id][0]
+    logs = {GEN: run, SW: runs["ex-student-" + SW]}
+    return {k: exercises.reports_of(v.serial, scn) for k, v in logs.items()}
+
+
+def in_student(reps):
+    return [r for r in reps if r["module"] == "kasan_student"]
+
+
+def mistake_generic_only_last_granule(run, runs):
+    # generic's report is an overflow into the object's last granule
+    mine = in_student(seen(run, runs, "4.1")[GEN])
+    return bool(mine) and lab_idea("4.1", mine[0])
+
+
+def freed_read_on_both(run, runs):
+    """4.1: the sw-tags report of a use-after-free generic reports too, or None."""
+    s = seen(run, runs, "4.1")
+    mine = in_student(s[GEN])
+    if mine and mine[0]["bug_type"] == "use-after-free" and s[SW]:
+        return s[SW][0]
+    return None
+
+
+def mistake_generic_only_freed_read(run, runs):
+    # sw-tags reports it too, against the tag of freed memory
+    r = freed_read_on_both(run, runs)
+    return r is not None and r["memory_tag"] == FREED_TAG
+
+
+def mistake_generic_only_reused_slot(run, runs):
+    # sw-tags reports it too, against a live object's (new) tag
+    r = freed_read_on_both(run, runs)
+    return r is not None and r["memory_tag"] not in (None, FREED_TAG, r["pointer_tag"])
+
+
+def mistake_generic_only_modes_swapped(run, runs):
+    s = seen(run, runs, "4.1")
+    return not s[GEN] and bool(in_student(s[SW]))
+
+
+def mistake_tags_only_lab_uaf_realloc(run, runs):
+    # sw-tags alone reports it, as a use-after-free
+    s = seen(run, runs, "4.2")
+    mine = in_student(s[SW])
+    return bool(mine) and lab_idea("4.2", mine[0]) and not s[GEN]
+
+
+def both_report(run, runs, bug_type):
+    s = seen(run, runs, "4.2")
+    mine = in_student(s[GEN])
+    return bool(mine) and mine[0]["bug_type"] == bug_type and bool(s[SW])
+
+
+def mistake_tags_only_quarantine_forgotten(run, runs):
+    # generic reports the stale read too: the freed slot was not reused
+    return both_report(run, runs, "use-after-free")
+
+
+def mistake_tags_only_redzone_hit(run, runs):
+    # generic reports the overflow too: it hit a redzone
+    return both_report(run, runs, "slab-out-of-bounds")
+
+
+def mistake_tags_only_modes_swapped(run, runs):
+    s = seen(run, runs, "4.2")
+    return not s[SW] and bool(in_student(s[GEN]))

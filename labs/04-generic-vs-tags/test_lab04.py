@@ -72,3 +72,23 @@ def test_lab4_band_at_large_n_and_tiny_n():
     assert named(check(t))[name] is True
     t["collision"]["1"] = [0, 1]
     assert named(check(t))[name] is True
+
+
+def test_lab4_lab_idea_is_an_overflow_into_the_last_granule():
+    """6.1's generic report measures 'inside' against the cache's object
+    size: kmalloc(123)'s byte 125 is 'inside' a 128-byte region, and its
+    shadow says where the 123 bytes end."""
+    from labs import exercises
+    idea = LAB.module.lab_idea
+    gen = load(FOLDER, "generic", "serial")
+    own = exercises.reports_of(gen, "oob-in-granule")[0]
+    assert own["relation"] == "inside" and LAB.module.accessible(own) == 123
+    assert [idea("4.1", dict(own, offset=n)) for n in (122, 123, 127, 128)] == [False, True, True, False]
+    assert not idea("4.1", dict(own, memory_state=[]))
+    assert not idea("4.1", dict(own, object=None))
+    right = exercises.reports_of(gen, "oob-right")[0]
+    assert right["relation"] == "to the right" and not idea("4.1", right)
+    # an object whose size is not a multiple of 16 (a kmem_cache's): past its end
+    assert [idea("4.1", dict(right, object_size=40, offset=n)) for n in (40, 47, 48)] == [True, True, False]
+    assert not idea("4.1", dict(own, bug_type="use-after-free"))
+    assert idea("4.2", dict(own, bug_type="use-after-free")) and not idea("4.2", own)

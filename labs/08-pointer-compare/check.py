@@ -117,3 +117,81 @@ def ex_student_ptrcmp(run, _runs):
     s = sites(run.serial)
     return [("the runtime recorded your comparison in student_ptrcmp",
              "student_ptrcmp" in s, "sites: %s" % sorted(s))]
+
+
+# -- Known mistakes (labs/mistakes.py) ---------------------------------------
+
+def classified():
+    """[(function, the student's kind, the lab's kind)] of exercise 8.1;
+    [] where the lab's answers are not (a student's copy)."""
+    mine = load_answers(__file__, "classify.toml").get("site", [])
+    try:
+        lab = {a["function"]: a["kind"] for a in load("answers.toml")["site"]}
+    except OSError:
+        return []
+    return [(s.get("function"), s.get("kind"), lab.get(s.get("function"))) for s in mine]
+
+
+def wrongly(kind):
+    """A site of the exercise the student gave `kind`, which is not the lab's."""
+    return any(said == kind and lab is not None and lab != said for _, said, lab in classified())
+
+
+def mistake_ptrcmp_identity_by_operator(run, runs):
+    return wrongly("identity")
+
+
+def mistake_ptrcmp_same_allocation_misread(run, runs):
+    return wrongly("same-allocation")
+
+
+def mistake_ptrcmp_fixed_address_misread(run, runs):
+    return wrongly("fixed-address")
+
+
+def mistake_ptrcmp_aliased_by_tags(run, runs):
+    return wrongly("aliased")
+
+
+STUDENT_SITE = re.compile(r"ptrcmp site count=\d+ tags=\w\w,\w\w at (\w+)\+\S+ \[kasan_student\]")
+POINTER = re.compile(r"(?:0x)?([0-9a-f]{16})")
+
+
+def student_sites(run):
+    """The functions of kasan_student where the runtime recorded a site."""
+    return {m.group(1) for m in STUDENT_SITE.finditer(run.serial)}
+
+
+def printed_tags(run):
+    """The tags of the kernel pointers (bits 55..48 all ones, as the
+    runtime wants them) the student's result lines print, in order."""
+    vals = [v for ev, kv in run.lab_lines("student-ptrcmp") if ev == "result" for v in kv.values()]
+    ptrs = [int(m.group(1), 16) for m in map(POINTER.fullmatch, vals) if m]
+    return [p >> 56 for p in ptrs if (p >> 48) & 0xFF == 0xFF]
+
+
+def nothing_recorded(run):
+    """The tags the student printed, when no site in kasan_student was
+    recorded and at least two pointers were printed; else None."""
+    tags = printed_tags(run)
+    return tags if not student_sites(run) and len(tags) >= 2 else None
+
+
+def mistake_ptrcmp_compared_in_a_helper(run, runs):
+    found = student_sites(run)
+    return bool(found) and "student_ptrcmp" not in found
+
+
+def mistake_ptrcmp_one_object_compared(run, runs):
+    tags = nothing_recorded(run)
+    return tags is not None and len(set(tags)) == 1 and tags[0] != 0xFF
+
+
+def mistake_ptrcmp_both_untagged(run, runs):
+    tags = nothing_recorded(run)
+    return tags is not None and set(tags) == {0xFF}
+
+
+def mistake_ptrcmp_tags_compared_not_pointers(run, runs):
+    tags = nothing_recorded(run)
+    return tags is not None and len(set(tags)) > 1
