@@ -190,3 +190,13 @@ def test_make_grade_prints_the_hint_and_records_it(tmp_path, monkeypatch, capsys
     assert rec["mistakes"] == [m["id"]] and rec["hints_shown"] == [{"mistake": m["id"], "level": 1}]
     good = [("a check", True, "")]
     assert grade.hints_of(x, ex, good, object(), {}) == []
+
+
+@solution_only
+def test_no_hint_states_a_solution_line_or_formula():
+    from tests import leaks
+    pairs, lines = leaks.exercise_answers()
+    forms = leaks.formulas(lines)
+    hints = [h for _, m in CATALOGUE for h in m["hints"]]
+    assert leaks.formula_leaks(hints, forms) == []
+    assert leaks.line_leaks(hints, lines) == []
