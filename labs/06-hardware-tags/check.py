@@ -222,7 +222,7 @@ def check_hwtags_qemu72(run):
              "init started" if "KT-INIT-START" in run.serial else "")]
 
 
-# -- Known mistakes (mistakes.toml; 6.1's in mistakes-teacher.toml) ------------
+# -- Known mistakes (the grader-only mistakes-teacher.toml) --------------------
 # 6.1: the student's prediction for one scenario, as ex_predict_hw reads it,
 # against what the hwtags run did with it.  6.2: one async answer against the
 # run's report (and, for the bug type, the sync report of the hwtags run).
