@@ -30,13 +30,20 @@ those in mistakes-teacher.toml (the same form; grader_only in its
 steps.toml), which a handout leaves out and make grade-class puts back.
 
 Each mistake is planted in the solution by the lab's planted.py (a
-grader-only file: the plants are edits of the solution): `make test`
-grades every plant and wants its own mistake, and only it, found; the
-solution, none (tests/test_mistakes.py).
+grader-only file: the plants are edits of the solution).  Its PLANTS are
+{"mistake": id, "edits": [(file, old, new), ...], "runs": {step: {kind:
+function of the text}}}: the edits make the mistake in the student's
+files (a file in the lab folder, or labs/...; each `old` found once);
+where the answer is in a run (a gdb file, a C scenario), `runs` alter the
+stored run of the step as the planted file's run shows it (alter_once
+below).  `make test` grades every plant and wants its own mistake, and
+only it, found, and the solution none (tests/test_mistakes.py); `make
+check`'s mistakes-live grades the plants with `runs` live.
 """
 
 import json
 import os
+import re
 import sys
 import tomllib
 from typing import Any, Callable, Dict, List, Optional
@@ -119,6 +126,17 @@ def diagnose(lab: Any, ex: Dict[str, Any], run: Any, runs: Dict[str, Any]) -> Li
         if hit:
             found.append(m["id"])
     return found
+
+
+def alter_once(pattern: str, repl: Any) -> Callable[[str], str]:
+    """A plant's run alteration: re.sub of pattern (multiline) by repl (a
+    string or a function of the match), which must apply exactly once."""
+    def alter(text: str) -> str:
+        new, n = re.subn(pattern, repl, text, count=1, flags=re.M)
+        if n != 1:
+            raise AssertionError("the alteration /%s/ does not apply" % pattern)
+        return new
+    return alter
 
 
 # -- hints shown: build/grade/hints.json -------------------------------------

@@ -1,28 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
-"""Lab 1's known mistakes, planted in the solution (grader_only: the edits
-quote it).  Each plant is the solution with one mistake: `edits` change
-the student's file ((file in the lab folder, old, new), each `old` found
-once); for a gdb exercise, whose answer is in its run, `runs` alter the
-stored run of its step as the planted file's run shows it ({step: {kind:
-function of the text}}).  tests/test_mistakes.py grades each plant and
-wants exactly its own mistake found."""
+"""Lab 1's known mistakes, planted in the solution (grader-only: the edits quote
+it); labs/mistakes.py says what a plant is."""
 
 import re
+
+from labs.mistakes import alter_once
 
 TAGMATH = "student/tagmath.py"
 TAGSTOP = "student/tagstop.gdb"
 OFFSET = 0xEFFFFFC000000000       # the swtags kernel's CONFIG_KASAN_SHADOW_OFFSET
 MASK64 = (1 << 64) - 1
-
-
-def sub(pattern, fn):
-    """A run alteration: re.sub of pattern (multiline) by fn(match), once."""
-    def alter(text):
-        new, n = re.subn(pattern, fn, text, count=1, flags=re.M)
-        assert n == 1, "the alteration /%s/ does not apply" % pattern
-        return new
-    return alter
 
 
 def stop_at_entry(m):
@@ -64,17 +52,17 @@ PLANTS = [
      "edits": [(TAGMATH, "& ((1 << 64) - 1)", "& ((1 << 56) - 1)")]},
     {"mistake": "stopped-before-return",
      "edits": [(TAGSTOP, "finish\nset $obj = (unsigned long)$\n", "set $obj = (unsigned long)$x1\n")],
-     "runs": {"ex-tagstop": {"gdb": sub(r"^=> .*\nx0: 0x[0-9a-f]+$", stop_at_entry)}}},
+     "runs": {"ex-tagstop": {"gdb": alter_once(r"^=> .*\nx0: 0x[0-9a-f]+$", stop_at_entry)}}},
     {"mistake": "object-untagged",
      "edits": [(TAGSTOP, "set $obj = (unsigned long)$\n",
                 "set $obj = (unsigned long)$ | 0xff00000000000000\n")],
      "runs": {"ex-tagstop": {"gdb": untagged}}},
     {"mistake": "shadow-of-the-tagged-address",
      "edits": [(TAGSTOP, "(($obj | 0xff00000000000000) >> 4)", "($obj >> 4)")],
-     "runs": {"ex-tagstop": {"gdb": sub(r"^memory tag: \w\w\nshadow: .*\n(KT-CARRY obj 0x([0-9a-f]+))",
-                                         cannot_read)}}},
+     "runs": {"ex-tagstop": {"gdb": alter_once(
+         r"^memory tag: \w\w\nshadow: .*\n(KT-CARRY obj 0x([0-9a-f]+))", cannot_read)}}},
     {"mistake": "eight-granules",
      "edits": [(TAGSTOP, ' %02x\\n", $shadow[0], $shadow[1]', '\\n", $shadow[0], $shadow[1]'),
                (TAGSTOP, ", $shadow[7], $shadow[8]", ", $shadow[7]")],
-     "runs": {"ex-tagstop": {"gdb": sub(r"^(shadow:(?: \w\w){8}) \w\w$", lambda m: m.group(1))}}},
+     "runs": {"ex-tagstop": {"gdb": alter_once(r"^(shadow:(?: \w\w){8}) \w\w$", lambda m: m.group(1))}}},
 ]

@@ -1,27 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
-"""Lab 2's known mistakes, planted in the solution (grader_only: the edits
-quote it).  Each plant is the solution with one mistake: `edits` change
-the student's file ((file in the lab folder, old, new), each `old` found
-once); for the gdb exercise, whose answer is in its run, `runs` alter the
-stored run of its step as the planted file's run shows it ({step: {kind:
-function of the text}}).  tests/test_mistakes.py grades each plant and
-wants exactly its own mistake found."""
+"""Lab 2's known mistakes, planted in the solution (grader-only: the edits quote
+it); labs/mistakes.py says what a plant is."""
 
 import re
+
+from labs.mistakes import alter_once
 
 ESR = "student/esr.py"
 HANDLER = "student/handler.gdb"
 LINE = '425\t\tpr_info("%s value=%d\\n", scn, READ_ONCE(p[0]));'
-
-
-def sub(pattern, fn):
-    """A run alteration: re.sub of pattern (multiline) by fn(match), once."""
-    def alter(text):
-        new, n = re.subn(pattern, fn, text, count=1, flags=re.M)
-        assert n == 1, "the alteration /%s/ does not apply" % pattern
-        return new
-    return alter
 
 
 def stopped_in_lab_uaf(text):
@@ -57,13 +45,13 @@ def handler_x0(text):
     """addr from $x0 at kasan_handler's breakpoint: still its first
     argument there, regs (the frame line shows it)."""
     regs = re.search(r"^Breakpoint 3, kasan_handler \(regs=(0x[0-9a-f]+)", text, re.M).group(1)
-    return sub(r"^addr: 0x[0-9a-f]+$", lambda m: "addr: " + regs)(text)
+    return alter_once(r"^addr: 0x[0-9a-f]+$", lambda m: "addr: " + regs)(text)
 
 
 def handler_pc(text):
     """pc from $pc at kasan_handler's breakpoint: where gdb put it."""
     bp = re.search(r"^Breakpoint 3 at 0x([0-9a-f]+): file \S+traps\.c", text, re.M).group(1)
-    return sub(r"^pc: 0x[0-9a-f]+$", lambda m: "pc: 0x%016x" % int(bp, 16))(text)
+    return alter_once(r"^pc: 0x[0-9a-f]+$", lambda m: "pc: 0x%016x" % int(bp, 16))(text)
 
 
 PLANTS = [
@@ -84,7 +72,7 @@ PLANTS = [
      "runs": {"ex-handler": {"gdb": handler_x0}}},
     {"mistake": "size-field-printed",
      "edits": [(HANDLER, "1 << (esr & 0xf)", "esr & 0xf")],
-     "runs": {"ex-handler": {"gdb": sub(r"^size: 1$", lambda m: "size: 0")}}},
+     "runs": {"ex-handler": {"gdb": alter_once(r"^size: 1$", lambda m: "size: 0")}}},
     {"mistake": "pc-of-the-handler",
      "edits": [(HANDLER, "regs->pc\n", "$pc\n")],
      "runs": {"ex-handler": {"gdb": handler_pc}}},

@@ -1,12 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
-"""Lab 3's known mistakes, planted in the solution (grader_only: the edits
-quote it).  Each plant is the solution with one mistake: `edits` change
-the student's answer file ((file in the lab folder, old, new), each `old`
-found once).  The answers of exercises 3.1-3.3 are read at grading time
-and compared with the stored run's report, which no plant alters.
-tests/test_mistakes.py grades each plant and wants exactly its own
-mistake found."""
+"""Lab 3's known mistakes, planted in the solution (grader-only: the edits quote
+it); labs/mistakes.py says what a plant is."""
 
 A = "student/mystery-a.toml"
 B = "student/mystery-b.toml"

@@ -1,14 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
-"""Lab 4's known mistakes, planted in the solution (grader_only: the edits
-quote it).  Each plant is the solution's labs/module/kasan_student.c with
-one mistake (`edits`), and, since a C exercise's answer is in its run,
-`runs` alter the stored runs of both kernels as the planted module's run
-shows it: the report the planted bug gets on each kernel is a report of
-the lab's own scenario doing the same bug (this lab's stored generic and
-swtags runs), its frames moved into the student's function, or no report
-where that kernel misses it.  tests/test_mistakes.py grades each plant and
-wants exactly its own mistake found."""
+"""Lab 4's known mistakes, planted in the solution (grader-only: the edits quote
+it); labs/mistakes.py says what a plant is."""
 
 import lzma
 import os

@@ -1,10 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
-"""Lab 5's known mistakes, planted in the solution (grader_only: the edits
-quote it).  Each plant is the solution with one wrong prediction, the one
-its misconception gives; the answer is the run's, so `edits` are enough.
-tests/test_mistakes.py grades each plant and wants exactly its own
-mistake found."""
+"""Lab 5's known mistakes, planted in the solution (grader-only: the edits quote
+it); labs/mistakes.py says what a plant is."""
 
 PRED = "student/predictions.toml"
 

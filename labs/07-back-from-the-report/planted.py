@@ -1,21 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
-"""Lab 7's known mistakes, planted in the solution (grader_only: the edits
-quote it).  Each plant is the solution with one mistake: `edits` change
-the student's gdb file ((file in the lab folder, old, new), each `old`
-found once); `runs` alter the stored run of the exercise's step as the
-planted file's replay shows it ({step: {kind: function of the text}}).
-tests/test_mistakes.py grades each plant and wants exactly its own
-mistake found; `make check`'s mistakes-live grades them on live replays.
-
-What the replays print comes from the stored runs and the swtags kernel's
-own code (objdump of vmlinux and kasan_lab.ko): __pi_memset+36 is the
-`str x7, [x8], #8` that writes 8 shadow bytes, +40 where QEMU stops after
-it; lab_holder_set+24 is the `ldr x30, [sp], #16` after the store into the
-field; lab_holder_peek+84 is the `ldrb w6, [x0]` of access_mark()'s
-memory tag; __kmem_cache_free+420 is the `str x9, [x10]` of
-set_freepointer() in do_slab_free(), an untagged write of the freelist
-pointer (kmalloc-16 keeps it at offset 8, the field lab_holder.buf)."""
+"""Lab 7's known mistakes, planted in the solution (grader-only: the edits quote
+it); labs/mistakes.py says what a plant is."""
 
 import lzma
 import os

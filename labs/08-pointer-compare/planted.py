@@ -1,15 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
-"""Lab 8's known mistakes, planted in the solution (grader_only: the edits
-quote it and the lab's classification).  Each plant is the solution with
-one mistake: `edits` change the student's file ((file, old, new), each
-`old` found once; student/classify.toml is in the lab folder, the C module
-is labs/module/kasan_student.c); for exercise 8.2, whose answer is in its
-run, `runs` alter the stored run of its step as the planted module's run
-shows it.  tests/test_mistakes.py grades each plant and wants exactly its
-own mistake found."""
+"""Lab 8's known mistakes, planted in the solution (grader-only: the edits
+quote it and the lab's classification); labs/mistakes.py says what a
+plant is."""
 
 import re
+
+from labs.mistakes import alter_once
 
 CLASSIFY = "student/classify.toml"
 STUDENT_C = "labs/module/kasan_student.c"
@@ -25,22 +22,13 @@ def kind(function, lab, theirs):
             'function = "%s"%s"%s"' % (function, STUB, theirs))
 
 
-def sub(pattern, repl):
-    """A run alteration: re.sub of pattern (multiline) by repl, once."""
-    def alter(text):
-        new, n = re.subn(pattern, repl, text, count=1, flags=re.M)
-        assert n == 1, "the alteration /%s/ does not apply" % pattern
-        return new
-    return alter
-
-
 def nothing_recorded(result):
     """The run of a module whose comparison the runtime does not record:
     no site in student_ptrcmp, one site fewer, and its own result line."""
     def alter(text):
-        text = sub(SITE, "")(text)
-        text = sub(r"^ptrcmp sites=(\d+) ", lambda m: "ptrcmp sites=%d " % (int(m.group(1)) - 1))(text)
-        return sub(re.escape(RESULT), "kasan_lab: student-ptrcmp result " + result)(text)
+        text = alter_once(SITE, "")(text)
+        text = alter_once(r"^ptrcmp sites=(\d+) ", lambda m: "ptrcmp sites=%d " % (int(m.group(1)) - 1))(text)
+        return alter_once(re.escape(RESULT), "kasan_lab: student-ptrcmp result " + result)(text)
     return alter
 
 
@@ -104,8 +92,8 @@ PLANTS = [
     {"mistake": "ptrcmp-compared-in-a-helper",
      "edits": [(STUDENT_C, HEAD, HELPER + HEAD),
                (STUDENT_C, "scn, a < u);", "scn, student_below(a, u));")],
-     "runs": {"ex-student": {"serial": sub(SITE, "ptrcmp site count=1 tags=33,ff at "
-                                           "student_below+0x18/0x30 [kasan_student]\n")}}},
+     "runs": {"ex-student": {"serial": alter_once(
+         SITE, "ptrcmp site count=1 tags=33,ff at student_below+0x18/0x30 [kasan_student]\n")}}},
     {"mistake": "ptrcmp-one-object-compared",
      "edits": [(STUDENT_C, COMPARED, SAME_OBJECT)],
      "runs": {"ex-student": {"serial": nothing_recorded(
