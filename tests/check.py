@@ -75,8 +75,9 @@ CHECKS = [
 
 
 # A job that reads what another writes runs after it, when both are run:
-# decode reads variant-swtags' log; transcript-again and site read the
-# transcripts grade writes (the site also its results, for its :outcome:
+# decode reads variant-swtags' log; mistakes-live grades whole labs, whose
+# unplanted steps grade has put in the run cache; transcript-again and
+# site read the transcripts grade writes (the site also its results, for its :outcome:
 # sentences, and kernel-code's figures, for the claim ledger);
 # page-commands takes make test's and make site's results
 # (checklib.COMMANDS) and runs `make grade N=3`, which writes where grade
@@ -84,6 +85,7 @@ CHECKS = [
 AFTER = {
     "decode": ("variant-swtags",),
     "transcript-again": ("grade",),
+    "mistakes-live": ("grade",),
     "transcripts-kept": ("grade",),
     "site": ("grade", "kernel-code"),
     "page-commands": ("pytest", "lint", "site", "grade"),

@@ -6,8 +6,8 @@
 `make test` grades each plant of the labs' planted.py offline, on the
 stored run altered as the plant's run would show it; this check is the
 proof that the alteration is what the planted file really does: in a copy
-of this checkout, each plant's edits are made, `make grade N= STEP=` runs
-the exercise's step at SEED=1, and the exercise must not be done and its
+of this checkout, each plant's edits are made, `make grade N=` grades the
+exercise's lab at SEED=1, and the exercise must not be done and its
 JSON must name that mistake, and only it, with its first hint printed."""
 
 import json
@@ -29,16 +29,26 @@ def live_plants():
     return [(x, p) for x in lab.load_all() for p in planted(x) if p.get("runs")]
 
 
-def edit(tree, x, plant, undo=False):
+def edit(tree, x, plant):
+    """Make the plant's edits in tree: {path: its text before}."""
+    before = {}
     for rel, old, new in plant["edits"]:
         path = os.path.join(tree, rel if rel.startswith("labs/") else
                             os.path.join("labs", x.folder, rel))
         with open(path) as f:
             text = f.read()
-        a, b = (new, old) if undo else (old, new)
-        assert text.count(a) == 1, "%s: %r is not in %s once" % (plant["mistake"], a, rel)
+        before.setdefault(path, text)
+        if text.count(old) != 1:
+            raise AssertionError("%s: %r is not in %s once" % (plant["mistake"], old, rel))
         with open(path, "w") as f:
-            f.write(text.replace(a, b))
+            f.write(text.replace(old, new))
+    return before
+
+
+def restore(before):
+    for path, text in before.items():
+        with open(path, "w") as f:
+            f.write(text)
 
 
 def grade_plant(tree, x, plant):
@@ -48,8 +58,11 @@ def grade_plant(tree, x, plant):
     ex = next(e for e in x.exercises if e["id"] == m["exercise"])
     out = os.path.join(TOP, "%s.json" % plant["mistake"])
     env = dict(kept_env(), SEED="1")
+    # the whole lab: an exercise's check and detectors may read the runs of
+    # other steps (lab 4: both kernels'); those the plant does not change
+    # come from the run cache
     p = subprocess.run(["make", "-s", "-C", tree, "grade", "N=%d" % x.number,
-                        "STEP=" + ex["step"], "OUT=" + out], env=env, capture_output=True,
+                        "OUT=" + out], env=env, capture_output=True,
                        text=True, errors="replace", timeout=900, stdin=subprocess.DEVNULL)
     try:
         with open(out) as f:
@@ -65,11 +78,11 @@ def check_mistakes_live():
     checkout_copy(tree)
     for x, plant in live_plants():
         t0 = time.time()
-        edit(tree, x, plant)
+        before = edit(tree, x, plant)
         try:
             rec, m, log = grade_plant(tree, x, plant)
         finally:
-            edit(tree, x, plant, undo=True)
+            restore(before)
         with open(os.path.join(TOP, "%s.log" % plant["mistake"]), "w") as f:
             f.write(log)
         hint = "(%d of 3, %s): %s" % (1, m["id"], m["hints"][0])
