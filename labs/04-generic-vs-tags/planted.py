@@ -7,9 +7,12 @@ import lzma
 import os
 import re
 
+from kasan.modes import SW_TAGS
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 STUDENT_C = "labs/module/kasan_student.c"
 GEN, SW = "ex-student-generic", "ex-student-swtags"
+TAGS_STEP = SW_TAGS.variant     # lab 4's step on the swtags kernel is named after it
 ONLY_GEN, ONLY_SW = "student-generic-only", "student-tags-only"
 STAMP = re.compile(r"^\[\s*(\d+\.\d+)\] ", re.M)
 
@@ -72,8 +75,8 @@ def uaf_generic(to):
 
 
 def uaf_tags(to, reused):
-    return moved(report("swtags", "uaf-realloc"), "lab_uaf_realloc", to) if reused else \
-        moved(report("swtags", "uaf"), "lab_uaf", to)
+    return moved(report(TAGS_STEP, "uaf-realloc"), "lab_uaf_realloc", to) if reused else \
+        moved(report(TAGS_STEP, "uaf"), "lab_uaf", to)
 
 
 def last_granule_generic(size, index):
@@ -245,7 +248,7 @@ PLANTS = [
      "runs": {GEN: {"serial": in_scenario(ONLY_SW, lambda: read_not_write(moved(
                  report("generic", "oob-right"), "lab_oob_right", "student_tags_only")))},
               SW: {"serial": in_scenario(ONLY_SW, lambda: read_not_write(moved(
-                  report("swtags", "oob-right"), "lab_oob_right", "student_tags_only")))}}},
+                  report(TAGS_STEP, "oob-right"), "lab_oob_right", "student_tags_only")))}}},
     {"mistake": "tags-only-modes-swapped",
      "edits": [(STUDENT_C, NEIGHBOUR_READ, GLOBAL_READ)],
      "runs": {GEN: {"serial": in_scenario(ONLY_SW, global_swapped)},

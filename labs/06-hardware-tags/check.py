@@ -245,7 +245,7 @@ def async_answer(run, key):
 def mistake_hwtags_async_bug_type_as_sync(run, runs):
     # the bug type of the sync report of the same bug (the hwtags run)
     ans, r = async_answer(run, "bug_type")
-    sync = {s["bug_type"] for s in runs["hwtags"].reports("uaf")}
+    sync = {s["bug_type"] for s in runs[HW].reports("uaf")}  # its step is named so
     return r is not None and ans != r["bug_type"] and ans in sync
 
 
