@@ -27,7 +27,7 @@ export SEED
 # What `make lint` reads: every Python file and shell script of the checkout.
 SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode $(wildcard labs/*/*.sh) labs/ci/grade-class.slurm
 TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py vm/record.py vm/runcache.py \
-	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py labs/handout.py bench/table.py \
+	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py labs/handout.py labs/mistakes.py bench/table.py \
 	Documentation/tools/pictures.py Documentation/tools/provenance.py shared/tables.py gdb-scripts/kasan/modes.py
 
 .PHONY: all deps doctor kernel builddir boot run shell qemu-gdb gdb record replay lab grade handout test decode \
