@@ -64,9 +64,13 @@ def build_module(bdir: str) -> List[str]:
     if not up_to_date(stamp, inputs, mdir):
         # kbuild, even with nothing to do, takes a second or more: it runs
         # only when the sources, the flags or the kernel changed
+        # What the last build left goes first: the sync keeps each source's
+        # time in its tree, and a source changed to an older file (another
+        # tree's, a restored one) would look older than its .o to kbuild.
+        for name in os.listdir(mdir):
+            if BUILT.search(name) and os.path.isfile(os.path.join(mdir, name)):
+                os.unlink(os.path.join(mdir, name))
         open(blog, "w").close()
-        if os.path.exists(stamp):
-            os.unlink(stamp)
         # Every tree compiles its module at one path, a link to its own
         # directory: KASAN's global descriptors (generic mode) name the
         # source file as the compiler was given it, and a handout's module

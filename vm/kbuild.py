@@ -137,9 +137,11 @@ def image(bdir: str) -> str:
 
 def tree_suffix() -> str:
     """"" for this checkout; "-<hash of its path>" for a student handout
-    (labs/HANDOUT), so that handouts sharing the cache never overwrite each
+    (labs/HANDOUT), or a tree whose runs set KASAN_TAGS_TREE_APART=1 (make
+    check's copies), so that trees sharing the cache never overwrite each
     other's modules and initramfs."""
-    if not os.path.exists(os.path.join(REPO, "labs", "HANDOUT")):
+    if not os.path.exists(os.path.join(REPO, "labs", "HANDOUT")) and \
+            os.environ.get("KASAN_TAGS_TREE_APART") != "1":
         return ""
     return "-" + sha256_text(REPO)[:8]
 
