@@ -46,7 +46,7 @@ import os
 import re
 import sys
 import tomllib
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import vm
 
@@ -137,6 +137,12 @@ def alter_once(pattern: str, repl: Any) -> Callable[[str], str]:
             raise AssertionError("the alteration /%s/ does not apply" % pattern)
         return new
     return alter
+
+
+def answer_edit(path: str, key: str, right: str, wrong: str) -> List[Tuple[str, str, str]]:
+    """A plant's edit of a TOML answer: the line `key = right` (TOML
+    literals) of the solution file at path becomes `key = wrong`."""
+    return [(path, "\n%s = %s\n" % (key, right), "\n%s = %s\n" % (key, wrong))]
 
 
 # -- hints shown: build/grade/hints.json -------------------------------------

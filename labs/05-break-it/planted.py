@@ -3,11 +3,13 @@
 """Lab 5's known mistakes, planted in the solution (grader-only: the edits quote
 it); labs/mistakes.py says what a plant is."""
 
+from labs.mistakes import answer_edit
+
 PRED = "student/predictions.toml"
 
 
 def predict(step, right, wrong):
-    return [(PRED, '%s = "%s"' % (step, right), '%s = "%s"' % (step, wrong))]
+    return answer_edit(PRED, step, '"%s"' % right, '"%s"' % wrong)
 
 
 PLANTS = [

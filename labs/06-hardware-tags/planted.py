@@ -3,11 +3,13 @@
 """Lab 6's known mistakes, planted in the solution (grader-only: the edits quote
 it); labs/mistakes.py says what a plant is."""
 
+from labs.mistakes import answer_edit
+
 PRED = "student/predictions.toml"
 
 
 def answer(key, right, wrong):
-    return [(PRED, "%s = %s\n" % (key, right), "%s = %s\n" % (key, wrong))]
+    return answer_edit(PRED, key, right, wrong)
 
 
 PLANTS = [
