@@ -5,6 +5,7 @@ make check's selection of checks and its pool of jobs (tests/check.py)."""
 import json
 import os
 import re
+import shutil
 
 import pytest
 
@@ -239,3 +240,41 @@ def test_kernels_are_built_base_first():
     assert order.index("swtags") < order.index("exp-no-tbi")
     assert order.index("swtags-brk") < order.index("exp-no-brk-hook")
     assert order.index("hwtags") < order.index("exp-hwtags-tag-dump")
+
+
+def test_a_module_rebuild_starts_from_its_sources_alone(tmp_path, monkeypatch):
+    """A source synced from another tree keeps that tree's older time, so
+    kbuild would keep the .o of the last tree's source: a rebuild removes
+    what the last build left before kbuild runs (vm/initramfs.py)."""
+    from vm import initramfs
+    bdir, mdir, src = tmp_path / "obj", tmp_path / "obj" / "kt" / "module", tmp_path / "labs"
+    mdir.mkdir(parents=True)
+    (src / "module").mkdir(parents=True)
+    for f in (".config", "Module.symvers"):
+        (bdir / f).write_text("x")
+    seen = []
+
+    def fake_run(argv, logfile=None):
+        if argv[0] == "rsync":
+            for f in os.listdir(argv[-2]):
+                shutil.copy2(os.path.join(argv[-2], f), os.path.join(argv[-1], f))
+        else:          # kbuild: what it finds, then its products
+            seen.append(sorted(os.listdir(mdir)))
+            (mdir / "kasan_lab.o").write_text("built from " + (mdir / "kasan_lab.c").read_text())
+            (mdir / "kasan_lab.ko").write_text("ko")
+
+    monkeypatch.setattr(initramfs, "REPO", str(tmp_path))
+    monkeypatch.setattr(initramfs, "run", fake_run)
+    monkeypatch.setattr(initramfs, "kernel_info", lambda b: {"variant": "swtags"})
+    monkeypatch.setattr(initramfs, "module_dir", lambda b: str(mdir))
+    monkeypatch.setattr(initramfs, "extra_kcflags", lambda b: "")
+    monkeypatch.setattr(initramfs, "use_shipped", lambda b, m: None)
+    (src / "module" / "kasan_lab.c").write_text("int planted;")
+    initramfs.build_module(str(bdir))
+    (src / "module" / "kasan_lab.c").write_text("int solution;")
+    os.utime(src / "module" / "kasan_lab.c", ns=(1, 1))         # older than the .o
+    initramfs.build_module(str(bdir))
+    assert "kasan_lab.o" not in seen[-1] and "kasan_lab.ko" not in seen[-1], seen
+    assert (mdir / "kasan_lab.o").read_text() == "built from int solution;"
+    initramfs.build_module(str(bdir))                              # up to date: no kbuild
+    assert len(seen) == 2
