@@ -339,3 +339,50 @@ def check_sandbox():
         ex = {}
     record("sandbox: carol's own make grade SEED=1 passes her hard-coded 1.3",
            ex.get("1.3") is True, "exercises %s" % ex, time.time() - t1)
+    module_wall()
+
+
+# A module whose C names a file of this machine: by #include, by .incbin
+WALL_C = {"include": '#include "%s"\n',
+          "incbin": 'asm(".section .rodata\\n.incbin \\"%s\\"\\n.previous\\n");\n',
+          "control": '#include "inside.h"\n'}
+
+
+def module_wall():
+    """The lab module's compiler runs in the sandbox (vm/initramfs.py
+    compile_module): a student's C that includes a file of this machine,
+    by the preprocessor or the assembler, does not build, and the file's
+    text is in no log; the same module including a file of its own
+    directory builds (the control)."""
+    import vm
+    from vm.initramfs import compile_module
+    t0 = time.time()
+    bdir = vm.build_kernel(vm.DEFAULT_VARIANT)
+    canary = os.path.join(TOP, "compiler-canary.h")
+    with open(canary, "w") as f:
+        f.write('static const char kt_leak[] = "KT-CANARY-THE-COMPILER-READ-IT";\n')
+    got = {}
+    for name, line in WALL_C.items():
+        mdir = os.path.join(TOP, "wall-" + name)
+        os.makedirs(mdir, exist_ok=True)
+        with open(os.path.join(mdir, "Kbuild"), "w") as f:
+            f.write("obj-m += wall.o\n")
+        with open(os.path.join(mdir, "inside.h"), "w") as f:
+            f.write("static const char kt_inside[] = \"inside\";\n")
+        with open(os.path.join(mdir, "wall.c"), "w") as f:
+            f.write("// SPDX-License-Identifier: GPL-2.0\n#include <linux/module.h>\n"
+                    + (line % canary if "%s" in line else line)
+                    + 'MODULE_LICENSE("GPL");\n')
+        log = os.path.join(mdir, "build.log")
+        try:
+            compile_module(bdir, ["make", "-C", bdir, "M=" + mdir, "ARCH=arm64", "LLVM=1",
+                                  "modules"], mdir, log)
+            got[name] = "built"
+        except vm.KtError:
+            got[name] = "failed"
+        if "KT-CANARY-THE-COMPILER" in open(log, errors="replace").read():
+            got[name] += ", the canary in its log"
+    record("sandbox: a module's C cannot read this machine's files (#include, .incbin: not "
+           "built; the control including its own file: built)",
+           got == {"include": "failed", "incbin": "failed", "control": "built"},
+           "%s" % got, time.time() - t0)

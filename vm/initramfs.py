@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from typing import List, Sequence, Tuple
 
 from vm import cache
@@ -82,8 +83,8 @@ def build_module(bdir: str) -> List[str]:
             os.symlink(mdir, tmp)
             os.replace(tmp, canon)
             flags = (extra + " " if extra else "") + "-fdebug-prefix-map=%s=%s" % (canon, mdir)
-            run(["make", "-C", bdir, "M=" + canon, "ARCH=arm64", "LLVM=1", "modules",
-                 "KCFLAGS=" + flags], logfile=blog)
+            compile_module(bdir, ["make", "-C", bdir, "M=" + canon, "ARCH=arm64", "LLVM=1",
+                                  "modules", "KCFLAGS=" + flags], mdir, blog)
         with open(stamp, "w") as f:
             f.write(inputs + "built " + " ".join(sorted(
                 n for n in os.listdir(mdir) if n.endswith(".ko"))) + "\n")
@@ -96,6 +97,37 @@ def build_module(bdir: str) -> List[str]:
     if not os.path.exists(os.path.join(srcdir, "kasan_mystery.c")):
         use_shipped(bdir, mdir)
     return sorted(glob.glob(os.path.join(mdir, "*.ko")))
+
+
+# A module build's bounds: its time, the compiler's address space
+MODULE_TIMEOUT = 900
+MODULE_MEM = 8 << 30
+
+
+def compile_module(bdir: str, cmd: List[str], mdir: str, blog: str) -> None:
+    """kbuild on labs/module in a sandbox (vm/sandbox.py): the student's C
+    file is compiled there, and C can name any file of this machine (an
+    #include, an assembler .incbin) and put it in the module, whose output
+    comes back as a run.  The sandbox shows the kernel's build and source
+    trees, the plugin the flags name and Debian's alternatives links,
+    read-only, and the module's own directory; nothing else of the cache,
+    the checkout or the home."""
+    from vm import sandbox
+    # /etc/alternatives: Debian's awk (kbuild's scripts) is a link through it
+    ro = [bdir, kernel_info(bdir)["src"], "/etc/alternatives"] + [
+        p for p in re.findall(r"=(/[^\s=]+)", " ".join(cmd)) if os.path.isfile(p)]
+    scratch = sandbox.scratch_dir()
+    try:
+        p = sandbox.spawn(cmd, scratch, ro=ro, rw=[mdir], mem=MODULE_MEM,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        status, out, _ = sandbox.collect(p, b"", MODULE_TIMEOUT, 16 << 20)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    with open(blog, "ab") as f:
+        f.write(("\n$ (sandboxed) %s\n" % " ".join(cmd)).encode() + out)
+    if status != "ok":
+        sys.stderr.write(out[-3000:].decode(errors="replace"))
+        raise KtError("the lab module's build failed (%s); full log: %s" % (status, blog))
 
 
 # What kbuild makes or keeps in the module's build dir, not a source

@@ -3,8 +3,9 @@
 """The wall between the teacher's code and the student's: bubblewrap.
 
 Everything a student wrote that can run -- the Python of an exercise, gdb
-sourcing a student's gdb file, and the QEMU that gdb drives -- runs in a
-sandbox made here, and only data (its output) comes back:
+sourcing a student's gdb file, the QEMU that gdb drives, and the compiler
+of their C module (vm/initramfs.py) -- runs in a sandbox made here, and
+only data (its output) comes back:
 
     r = sandbox.run(["/usr/bin/python3", "-I", "-S", "/sandbox/driver.py"],
                     files={"driver.py": text, "student/x.py": text},
