@@ -254,17 +254,19 @@ def test_a_module_rebuild_starts_from_its_sources_alone(tmp_path, monkeypatch):
         (bdir / f).write_text("x")
     seen = []
 
-    def fake_run(argv, logfile=None):
-        if argv[0] == "rsync":
-            for f in os.listdir(argv[-2]):
-                shutil.copy2(os.path.join(argv[-2], f), os.path.join(argv[-1], f))
-        else:          # kbuild: what it finds, then its products
-            seen.append(sorted(os.listdir(mdir)))
-            (mdir / "kasan_lab.o").write_text("built from " + (mdir / "kasan_lab.c").read_text())
-            (mdir / "kasan_lab.ko").write_text("ko")
+    def rsync(argv, logfile=None):
+        for f in os.listdir(argv[-2]):
+            shutil.copy2(os.path.join(argv[-2], f), os.path.join(argv[-1], f))
+
+    def kbuild(bdir, cmd, mdir_, blog):
+        """What kbuild finds, then its products."""
+        seen.append(sorted(os.listdir(mdir)))
+        (mdir / "kasan_lab.o").write_text("built from " + (mdir / "kasan_lab.c").read_text())
+        (mdir / "kasan_lab.ko").write_text("ko")
 
     monkeypatch.setattr(initramfs, "REPO", str(tmp_path))
-    monkeypatch.setattr(initramfs, "run", fake_run)
+    monkeypatch.setattr(initramfs, "run", rsync)
+    monkeypatch.setattr(initramfs, "compile_module", kbuild)
     monkeypatch.setattr(initramfs, "kernel_info", lambda b: {"variant": "swtags"})
     monkeypatch.setattr(initramfs, "module_dir", lambda b: str(mdir))
     monkeypatch.setattr(initramfs, "extra_kcflags", lambda b: "")
