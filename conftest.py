@@ -47,7 +47,7 @@ class FakeKbuild:
     def __init__(self):
         self.builds, self.fail_at, self.delay = 0, None, 0.0
 
-    def __call__(self, src, bdir, *targets, logfile="", kbuild="arm64"):
+    def __call__(self, src, bdir, *targets, logfile="", kbuild="arm64", ident=()):
         if "tinyconfig" in targets:
             open(os.path.join(bdir, ".config"), "w").write("CONFIG_X=y\n")
             return

@@ -280,3 +280,22 @@ def test_a_module_rebuild_starts_from_its_sources_alone(tmp_path, monkeypatch):
     assert (mdir / "kasan_lab.o").read_text() == "built from int solution;"
     initramfs.build_module(str(bdir))                              # up to date: no kbuild
     assert len(seen) == 2
+
+
+def test_a_kernel_s_build_identity_is_pinned_and_keyed(tmp_path, monkeypatch):
+    """The version line a build writes (KBUILD_BUILD_TIMESTAMP, _USER,
+    _HOST) comes from vm/configs/build-identity.toml, not the machine, and
+    is part of the kernel's cache key; a garbled file is one error."""
+    from vm import kbuild
+    args = kbuild.identity_args("swtags")
+    assert [a.split("=")[0] for a in args] == ["KBUILD_BUILD_TIMESTAMP", "KBUILD_BUILD_USER",
+                                               "KBUILD_BUILD_HOST"]
+    assert kbuild.identity_args("no-such-variant")[0].endswith("2026")   # the default
+    key = kbuild.build_key("swtags")
+    other = tmp_path / "id.toml"
+    other.write_text('user = "u"\nhost = "h"\n[timestamp]\ndefault = "Thu Jan  1 00:00:00 UTC 2026"\n')
+    monkeypatch.setattr(kbuild, "IDENTITY", str(other))
+    assert kbuild.build_key("swtags") != key
+    other.write_text("user = \n")
+    with pytest.raises(vm.KtError, match="build-identity.toml"):
+        kbuild.identity_args("swtags")

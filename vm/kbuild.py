@@ -17,7 +17,8 @@ import os
 import shutil
 import subprocess
 import time
-from typing import Any, Dict, List, Tuple
+import tomllib
+from typing import Any, Dict, List, Sequence, Tuple
 
 from vm import cache
 from vm.base import REPO, KtError, Lock, log, run, sha256_file, sha256_text
@@ -36,10 +37,27 @@ def toolchain_id() -> str:
     return out.splitlines()[0] if out else "clang?"
 
 
+IDENTITY = os.path.join(REPO, "vm", "configs", "build-identity.toml")
+
+
+def identity_args(variant: str) -> List[str]:
+    """make's KBUILD_BUILD_TIMESTAMP, _USER and _HOST of the variant
+    (vm/configs/build-identity.toml): the kernel's version line, the same
+    wherever it is built."""
+    try:
+        with open(IDENTITY, "rb") as f:
+            data = tomllib.load(f)
+        stamps = data["timestamp"]
+        return ["KBUILD_BUILD_TIMESTAMP=" + stamps.get(variant, stamps["default"]),
+                "KBUILD_BUILD_USER=" + data["user"], "KBUILD_BUILD_HOST=" + data["host"]]
+    except (OSError, KeyError, TypeError, tomllib.TOMLDecodeError) as e:
+        raise KtError("vm/configs/build-identity.toml: %s" % e)
+
+
 def _key_inputs(variant: str) -> List[Tuple[str, str]]:
     frags, patches = resolve_variant(variant)
     parts = [("recipe", RECIPE), ("tarball", cache.tarball_sha(cache.tarball())),
-             ("toolchain", toolchain_id())]
+             ("toolchain", toolchain_id()), ("identity", " ".join(identity_args(variant)))]
     parts += [("fragment " + os.path.basename(f), os.path.basename(f) + open(f).read())
               for f in frags]
     parts += [("patch " + os.path.basename(p), os.path.basename(p) + open(p).read())
@@ -200,10 +218,12 @@ def ccache_counts() -> Dict[str, int]:
         return {}
 
 
-def kmake(src: str, bdir: str, *targets: str, logfile: str = "", kbuild: str = "arm64") -> None:
+def kmake(src: str, bdir: str, *targets: str, logfile: str = "", kbuild: str = "arm64",
+          ident: Sequence[str] = ()) -> None:
     jobs = os.environ.get("KASAN_TAGS_JOBS") or str(os.cpu_count() or 2)
     run(["make", "-C", src, "O=" + bdir, "ARCH=" + kbuild, "LLVM=1", "-j" + jobs]
-        + ccache_args() + path_args(bdir) + list(targets), logfile=logfile or None)
+        + ccache_args() + path_args(bdir) + list(ident) + list(targets),
+        logfile=logfile or None)
 
 
 def write_manifest(bdir: str, outputs: Tuple[str, ...]) -> None:
@@ -309,7 +329,8 @@ def build_kernel(variant: str) -> str:
                              if len(bad) > 1 else ""))
         try:
             kmake(src, bdir, a.image_target, "vmlinux", "scripts_gdb", "modules_prepare",
-                  "modules", "headers_install", logfile=blog, kbuild=a.kbuild)
+                  "modules", "headers_install", logfile=blog, kbuild=a.kbuild,
+                  ident=identity_args(variant))
         except KtError as e:
             # No stamp: the next run resumes the build where kbuild stopped.
             raise cache.disk_full(bdir, "building the %s kernel" % variant,
