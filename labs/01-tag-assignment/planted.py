@@ -15,7 +15,7 @@ MASK64 = (1 << 64) - 1
 
 def stop_at_entry(m):
     # the breakpoint in __kasan_kmalloc, no finish: x0 is the cache there
-    return "=> 0xffffffc00812d448 <__kasan_kmalloc>:\tsub\tsp, sp, #0x40\nx0: 0x31ffff8000801200"
+    return "=> 0xffffffc00812d448 <__kasan_kmalloc>:\tstp\tx29, x30, [sp, #-48]!\nx0: 0x31ffff8000801200"
 
 
 def untagged(text):

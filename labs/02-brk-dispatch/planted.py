@@ -22,7 +22,7 @@ def stopped_in_lab_uaf(text):
     where, src = mod.group(1), mod.group(2)
     stop = "%s:425\n%s" % (where, LINE)
     loaded = re.search(r"^loaded .*$", text, re.M).group(0)
-    trusted = re.search(r"^(/tmp/kt-sandbox-\w+/trusted\.gdb):", text, re.M).group(1)
+    trusted = re.search(r"^(\S+/trusted\.gdb):", text, re.M).group(1)
     student = text[:text.index("Breakpoint 3 at ")] + (
         "Breakpoint 3 at 0xffffffc000821750: file %s, line 425.\n\n"
         "Breakpoint 3, %s\n"
