@@ -25,10 +25,11 @@ SEED ?=
 export SEED
 
 # What `make lint` reads: every Python file and shell script of the checkout.
-SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode $(wildcard labs/*/*.sh) labs/ci/grade-class.slurm
+SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode $(wildcard labs/*/*.sh) classroom/ci/grade-class.slurm
 TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py vm/record.py vm/runcache.py \
-	gdb-scripts/kasan/report.py gdb-scripts/kasan/tags.py labs/lab.py labs/handout.py labs/mistakes.py bench/table.py \
-	Documentation/tools/pictures.py Documentation/tools/provenance.py shared/tables.py gdb-scripts/kasan/modes.py
+	gdb-scripts/kasan/report.py gdb-scripts/kasan/report_format.py gdb-scripts/kasan/report_summary.py gdb-scripts/kasan/tags.py labs/lab.py classroom/handout.py labs/edition.py labs/student.py classroom/secret.py classroom/submit.py labs/mistakes.py bench/table.py \
+	Documentation/tools/pictures.py Documentation/tools/provenance.py Documentation/tools/outcome_target.py shared/tables.py gdb-scripts/kasan/modes.py \
+	vm/rsp.py classroom/copies.py
 
 .PHONY: all deps doctor kernel builddir boot run shell qemu-gdb gdb record replay lab grade handout test decode \
 	submit hint grade-class grade-merge autograder bench-class \
@@ -130,37 +131,37 @@ grade:
 hint:
 	@$(PY) -m labs.mistakes "$(N)" "$(EX)"
 
-# The student tree: solutions replaced by their TODO stubs (labs/handout.py).
+# The student tree: solutions replaced by their TODO stubs (classroom/handout.py).
 # ID=alice: the tree's student.toml gets the id and its seed (from the
 # course secret); ROSTER=file: DEST/ID for each id of the file.
 handout:
 	@$(if $(DEST),,echo "kasan-tags: error: make handout needs DEST=<directory>"; exit 2)
-	@$(PY) -m labs.handout $(if $(FORCE),--force) $(if $(ID),--id "$(ID)") $(if $(ROSTER),--roster "$(ROSTER)") $(DEST)
+	@$(PY) -m classroom.handout $(if $(FORCE),--force) $(if $(ID),--id "$(ID)") $(if $(ROSTER),--roster "$(ROSTER)") $(DEST)
 
 # A class: the student's archive; the teacher grades every archive (or
-# student tree) of CLASS in fresh handouts of this checkout (labs/classroom.py).
+# student tree) of CLASS in fresh handouts of this checkout (classroom/gradeclass.py).
 submit:
-	@$(PY) -m labs.classroom submit
+	@$(PY) -m classroom submit
 
 grade-class:
 	@$(if $(CLASS),,echo "kasan-tags: error: make grade-class needs CLASS=<dir of submissions> OUT=<dir>"; exit 2)
 	@$(if $(OUT),,echo "kasan-tags: error: make grade-class needs OUT=<dir for the results>"; exit 2)
-	@$(PY) -m labs.classroom grade-class "$(CLASS)" "$(OUT)" $(if $(N),-n $(N)) \
+	@$(PY) -m classroom grade-class "$(CLASS)" "$(OUT)" $(if $(N),-n $(N)) \
 		$(if $(JOBS),--jobs "$(JOBS)") $(if $(SHARD),--shard "$(SHARD)")
 
 # Gradescope: build/autograder.zip (setup.sh, run_autograder, this checkout,
 # the kernels of make dist -- or KERNELS=archive -- and the course secret)
 autograder:
-	@$(PY) -m labs.autograder build $(if $(KERNELS),--kernels "$(KERNELS)")
+	@$(PY) -m classroom.autograder build $(if $(KERNELS),--kernels "$(KERNELS)")
 
 # Students per hour, each lab's time at one CPU, a grading's peak memory
 bench-class:
-	@$(PY) -m labs.bench_class $(BENCH_CLASS)
+	@$(PY) -m classroom.bench_class $(BENCH_CLASS)
 
 # The slices of SHARD=i/n gradings, copied into one OUT: one summary
 grade-merge:
 	@$(if $(OUT),,echo "kasan-tags: error: make grade-merge needs OUT=<dir of grade-class results>"; exit 2)
-	@$(PY) -m labs.classroom grade-merge "$(OUT)"
+	@$(PY) -m classroom grade-merge "$(OUT)"
 
 # The captured outputs the lab pages include are the grading runs' outputs.
 transcripts:

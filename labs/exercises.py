@@ -18,7 +18,7 @@ from labs import scenarios
 from vm import sandbox
 
 # The program that calls a student's Python inside the sandbox
-DRIVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "student_driver.py")
+DRIVER = os.path.join(os.path.dirname(os.path.abspath(sandbox.__file__)), "student_driver.py")
 # A student file larger than this is not read
 MAX_FILE = 1 << 20
 
@@ -39,7 +39,7 @@ def sandboxed(name, text, req, timeout=60):
         return ans, ""
     except ValueError:
         tail = r.err.decode(errors="replace").strip().splitlines()[-1:]
-        return None, "%s%s" % (r.status, ": " + tail[0][:200] if tail else "")
+        return None, "%s%s" % (r.status, ": " + clip(tail[0], 200) if tail else "")
 
 
 def student_source(path):
@@ -151,6 +151,20 @@ def compare(name, student, fname, expect, cases):
         if v != want or isinstance(v, bool) != isinstance(want, bool):
             return (name, False, "%s = %s, expected %s" % (call, hexs(v), hexs(want)))
     return (name, True, "")
+
+
+def clip(text, limit):
+    """text, at most about `limit` characters of it: cut at a space, never
+    inside a value (an address cut to 0x1 reads as another address), and
+    marked as cut."""
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit + 1)
+    if cut <= 0:                        # one long word: keep it whole
+        cut = len(text.split(" ", 1)[0])
+    rest = text[cut:].strip()
+    return text[:cut].rstrip() + (" [... %d more characters]" % len(rest) if rest else "")
 
 
 def answers(student, fname, cases):

@@ -20,12 +20,10 @@ transcript under build/grade/ and says where.
 """
 
 import argparse
-import glob
 import json
 import os
 import re
 import shlex
-import shutil
 import subprocess
 import sys
 import time
@@ -33,102 +31,16 @@ import time
 import vm
 from vm import student_gdb
 from labs import lab as labdata
-from labs import mistakes
 from labs import scenarios
+from labs.points import Tally, credit, hints_of, points_of  # noqa: F401
+from labs.transcripts import (GRADE, KEPT_GRADING, TRANSCRIPTS, excerpt,  # noqa: F401
+                              keep_grading, output_path, picture_steps, read_path,
+                              save_transcript, shown_part, shown_steps,
+                              store_transcripts, stored_path, student_code,
+                              transcript_header, transcript_path)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = vm.REPO
-TRANSCRIPTS = os.path.join(REPO, "build", "transcripts")
-GRADE = os.path.join(REPO, "build", "grade")
-# A grading run's files, build/grade/LAB/STEP<suffix>: this table is their
-# one owner (the site, fixtures and checks ask output_path()).
-OUTPUTS = {"serial": ".serial.log", "gdb": ".serial.gdb.txt", "control": ".control.serial.log",
-           "gdb-file": ".gdb", "interactive": ".interactive.log"}
-
-
-def output_path(lab, step, kind="serial"):
-    """Where the grading run of LAB's STEP keeps its KIND (OUTPUTS)."""
-    return os.path.join(GRADE, lab, step + OUTPUTS[kind])
-
-
-def transcript_path(lab, step):
-    """build/transcripts/LAB/STEP.txt: what the page includes."""
-    return os.path.join(TRANSCRIPTS, lab, step + ".txt")
-
-
-def read_path(lab, step):
-    """build/transcripts/LAB/STEP.read.json: the lines its check read (the
-    page highlights them)."""
-    return os.path.join(TRANSCRIPTS, lab, step + ".read.json")
-
-
-def stored_path(lab, step, suffix=".txt"):
-    """labs/LAB/transcripts/STEP.txt (and .read.json): the transcript as the
-    site shows it, kept in the checkout by `make transcripts`, so that any
-    tree renders the whole site without a kernel; `make check` requires
-    that a live capture gives the same bytes."""
-    return os.path.join(REPO, "labs", lab, "transcripts", step + suffix)
-
-
-def shown_steps(lab):
-    """The steps whose transcripts a lab's pages or pictures show."""
-    steps = []
-    for page in sorted(glob.glob(lab.path("*.rst"))):
-        steps += re.findall(r"^\s*\.\. include:: /build/gen/transcripts/%s/([\w.-]+)\.rst$"
-                            % re.escape(lab.folder), open(page).read(), re.M)
-    steps += [p["step"] for p in lab.spec.get("picture", []) if p.get("step")]
-    return sorted(set(steps))
-
-
-def picture_steps(lab):
-    """The steps whose serial logs or transcripts a lab's pictures draw."""
-    out = set()
-    for p in lab.spec.get("picture", []):
-        out |= {p["step"]} if p.get("step") else set()
-        out |= set(p.get("steps", []))
-        out |= {item[0] for item in p.get("items", [])}
-    return sorted(out)
-
-
-# The last `make transcripts` grading's demonstration results, kept (the
-# outcome sentences of the site are "checked" in any tree)
-KEPT_GRADING = os.path.join(REPO, "labs", "grading.json")
-
-
-def keep_grading(src):
-    """labs/grading.json: the demonstration checks of the grading at src."""
-    try:
-        with open(src) as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        return False
-    kept = {"seed": data.get("seed"),
-            "checks": [c for c in data.get("checks", []) if not c.get("exercise")]}
-    with open(KEPT_GRADING + ".tmp", "w") as f:
-        json.dump(kept, f, indent=1, sort_keys=True)
-        f.write("\n")
-    os.replace(KEPT_GRADING + ".tmp", KEPT_GRADING)
-    return True
-
-
-def store_transcripts():
-    """Keep the transcripts the pages show in labs/*/transcripts/ (what
-    `make transcripts` captured); the number kept, and the missing ones."""
-    kept, missing = 0, []
-    for lab in labdata.load_all():
-        for step in shown_steps(lab):
-            for suffix, live in ((".txt", transcript_path(lab.folder, step)),
-                                 (".read.json", read_path(lab.folder, step))):
-                if not os.path.exists(live):
-                    if suffix == ".txt":
-                        missing.append("%s/%s" % (lab.folder, step))
-                    continue
-                out = stored_path(lab.folder, step, suffix)
-                os.makedirs(os.path.dirname(out), exist_ok=True)
-                shutil.copyfile(live, out + ".tmp")
-                os.replace(out + ".tmp", out)
-                kept += suffix == ".txt"
-    return kept, missing
 
 
 class Read(dict):
@@ -238,18 +150,6 @@ def expand(text, bdirs, runs, lab=""):
     return labdata.PLACEHOLDER.sub(sub, text)
 
 
-def clean_paths(text, bdir):
-    """Show kernel-tree paths relative to the tree, not this machine's cache."""
-    tree = vm.source_tree(bdir)
-    # the debug info names sources relative to the build dir (vm/kbuild.py: path_args)
-    text = text.replace(tree + "/", "").replace("../%s/" % os.path.basename(tree), "")
-    text = text.replace(bdir + "/", "<build>/").replace(vm.cache_root() + "/", "<cache>/")
-    text = text.replace(REPO + "/", "").replace(vm.cache_root(), "<cache>").replace(REPO, ".")
-    # a handout's own module and initramfs dir (vm/kbuild.py: tree_suffix) is
-    # kt-HASH: shown as the solution tree's, so that its transcripts are the same
-    return re.sub(r"<build>/kt-[0-9a-f]{8}/", "<build>/kt/", text)
-
-
 def run_step(lab, step, runs, variant=None, transcript=True):
     # KT_LAB_VARIANT runs every step on one kernel: a negative control
     # (lab 2's brk step on the default kernel must be graded BAD).
@@ -329,71 +229,6 @@ def replay_of(step, variant, cmdline):
     return initrd, ("replay", rdir)
 
 
-def shown_part(step, output, bdir):
-    """The part of a step's output its transcript shows: the lines of its
-    `filter`, cut to its `limit`, with this machine's paths replaced."""
-    if "filter" in step:
-        pat = re.compile(step["filter"])
-        output = "\n".join(ln for ln in output.splitlines() if pat.search(ln))
-    if "limit" in step:
-        output = excerpt(output, step["limit"])
-    return clean_paths(output, bdir)
-
-
-TAIL = 3  # lines a `limit`ed transcript keeps from its end
-
-
-def excerpt(body, limit):
-    """The first `limit` lines and the last TAIL of a long transcript, with
-    one line saying how many are left out (the full log stays on disk)."""
-    lines = body.splitlines()
-    if len(lines) <= limit + TAIL + 1:
-        return body
-    return "\n".join(lines[:limit] + ["[... %d lines left out ...]" % (
-        len(lines) - limit - TAIL)] + lines[-TAIL:])
-
-
-def transcript_header(step, command, variant, release, seed, student=()):
-    """The '# ' lines above a transcript: the command, which kernel(s) --
-    a host step names the kernels its placeholders used, or none -- and the
-    seed its boots ran with (the same command and seed: the same bytes)."""
-    hdr = ["# command: %s" % command,
-           "# kernel: Linux %s, %s %s; captured by `make transcripts`" % (
-               release, "host step; kernels:" if "host" in step else "variant", variant),
-           "# seed: %d (the same command and seed print the same bytes: QEMU -icount, "
-           "-seed; vm/qemu.py)" % seed]
-    if step.get("filter"):
-        hdr.append("# shown: the lines matching /%s/" % step["filter"])
-    if step.get("limit"):
-        hdr.append("# shown: the first %d lines and the last %d" % (step["limit"], TAIL))
-    if student:
-        hdr.append("# student: this step runs the student's code (%s): in your tree it shows "
-                   "what yours does" % ", ".join(student))
-    return hdr
-
-
-def student_code(step, gdb_text, cmdline):
-    """The student files a step runs: a gdb file's sourced ones, the
-    student's module when the command line runs its scenarios."""
-    parts = student_gdb.split(gdb_text) if gdb_text else None
-    files = student_gdb.student_files(parts[0]) if parts else []
-    if vm.initramfs.student_of(cmdline):
-        files.append("labs/module/kasan_student.c")
-    return files
-
-
-def save_transcript(lab, step, shown, variant, bdir, body, student=()):
-    path = transcript_path(lab, step["name"])
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    try:
-        rel = vm.kernel_release(bdir)
-    except OSError:
-        rel = "(no kernel)"
-    hdr = transcript_header(step, shown[0], variant, rel, vm.run_seed(), student)
-    with open(path, "w") as f:
-        f.write("\n".join(hdr + [body.rstrip("\n")]) + "\n")
-
-
 def grade_step(lab, step, runs):
     """Run one step and its check: [(name, ok, why)] and the Run."""
     run = run_step(lab.folder, step, runs)
@@ -459,89 +294,20 @@ def grade_exercise(lab, ex, run, runs):
     if run is None:
         return [("step %s ran" % ex["step"], False, "the step failed to run (see above)")]
     results = safe(lambda r, _s: lab.exercise_checker(ex)(r, runs))(run, None)
-    return results or [("the check said something", False, "no results")]
+    return (results or [("the check said something", False, "no results")]) + refused(run)
 
 
-def hints_of(lab, ex, results, run, runs):
-    """The known mistakes (labs/mistakes.py) the work of an exercise that is
-    not done shows, recorded in build/grade/hints.json: [{"mistake",
-    "level", "text"}], each at the most specific hint shown so far."""
-    done = results and all(ok is True for _, ok, _ in results)
-    found = [] if done or run is None else mistakes.diagnose(lab, ex, run, runs)
-    return [dict(h, text=mistakes.text(lab, h["mistake"], h["level"]))
-            for h in mistakes.graded(ex["id"], found)]
-
-
-def credit(points, results):
-    """An exercise's points: its share of GOOD checks (partial credit where
-    it has several), rounded to hundredths; a TEACHER check earns nothing
-    here (the teacher's grading decides)."""
-    if not results:
-        return 0
-    return round(points * sum(ok is True for _, ok, _ in results) / len(results), 2)
-
-
-def points_of(exercises):
-    """{"earned", "max", "labs": {LAB: {"earned", "max"}}} of exercise records."""
-    labs = {}
-    for e in exercises:
-        lab = labs.setdefault(e["id"].split(".")[0], {"earned": 0, "max": 0})
-        lab["earned"] = round(lab["earned"] + e["points"], 2)
-        lab["max"] += e["max_points"]
-    return {"earned": round(sum(e["points"] for e in exercises), 2),
-            "max": sum(e["max_points"] for e in exercises), "labs": labs}
-
-
-class Tally:
-    """What `make grade` prints and --out writes: every check, and per
-    exercise done (all its checks GOOD) or not.  A check whose ok is None
-    is one that only the teacher's grading can mark (its reference is not
-    in a student's copy): printed as TEACHER, counted neither way."""
-
-    def __init__(self):
-        self.checks, self.exercises = [], []
-
-    def add(self, lab, step, results, secs, exercise=None, hints=()):
-        for name, ok, why in results:
-            self.checks.append({"lab": lab, "step": step, "exercise": exercise and exercise["id"],
-                                "check": name, "ok": None if ok is None else bool(ok),
-                                "why": "" if ok else why})
-            print("%s %s %s: %s%s (%.1f s)" % (
-                "TEACHER" if ok is None else "GOOD" if ok else "BAD ", lab[:2],
-                "ex " + exercise["id"] if exercise else step,
-                name, "" if ok else " -- " + why, secs), flush=True)
-            secs = 0.0
-        if exercise is not None:
-            mine = [ok for _, ok, _ in results if ok is not None]
-            done = bool(mine) and all(mine) and len(mine) == len(results)
-            pending = bool(mine) and all(mine) and not done
-            self.exercises.append({"id": exercise["id"], "title": exercise["title"],
-                                   "files": exercise["files"], "done": done,
-                                   "teacher": pending, "max_points": exercise["points"],
-                                   "points": credit(exercise["points"], results),
-                                   "mistakes": [h["mistake"] for h in hints],
-                                   "hints_shown": mistakes.shown(exercise["id"])})
-            print("%s exercise %s: %s (%g/%d points)%s" % (
-                "GOOD" if done or pending else "BAD ", exercise["id"], exercise["title"],
-                self.exercises[-1]["points"], exercise["points"],
-                " (what your copy can check; your teacher's grading checks the rest)"
-                if pending else ""), flush=True)
-            for h in hints:
-                print("HINT ex %s (%d of %d, %s): %s\n     more specific: make hint N=%d EX=%s" % (
-                    exercise["id"], h["level"], mistakes.LEVELS, h["mistake"], h["text"],
-                    int(lab[:2]), exercise["id"]), flush=True)
-
-    def summary(self):
-        graded = [c for c in self.checks if c["ok"] is not None]
-        demo = [c for c in graded if not c["exercise"]]
-        return {"score": sum(c["ok"] for c in graded), "total": len(graded),
-                "seed": vm.run_seed(),
-                "demonstrations": {"good": sum(c["ok"] for c in demo), "total": len(demo)},
-                "teacher_only": len(self.checks) - len(graded),
-                "exercises": {"done": sum(e["done"] for e in self.exercises),
-                              "total": len(self.exercises), "list": self.exercises},
-                "points": points_of(self.exercises),
-                "checks": self.checks}
+def refused(run):
+    """A BAD check when the student's gdb file tried to write the VM's state
+    (a register, memory, call, jump, return): the proxy refused it
+    (vm/student_gdb.py), and gdb stopped reading the file there."""
+    said = [ln.strip() for ln in labdata.gdb_sections(run.gdb).get("student", [])
+            if student_gdb.READ_ONLY.decode() in ln]
+    if not said:
+        return []
+    return [("your gdb file wrote no state of the VM (registers, memory)", False,
+             "%d write(s) refused: the VM is read-only while grading, so only running it "
+             "moves it; gdb stopped your file at the first: %s" % (len(said), said[0]))]
 
 
 def grade(selected, only_steps=None, out=None):
@@ -636,9 +402,9 @@ def main(argv=None):
         return 0
     if not os.environ.get("SEED", "").strip():
         # a student's tree: its own seed (student.toml, make handout ID=...)
-        from labs import classroom
+        from labs.student import read_student
         try:
-            who = classroom.read_student()
+            who = read_student()
         except vm.KtError as e:
             print("kasan-tags: error: %s" % e)
             return 2

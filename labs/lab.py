@@ -42,10 +42,11 @@ EXERCISE_KEYS: Dict[str, Any] = {
     "difficulty": str,      # easy, moderate or hard (the start page; 6.S081's scale)
     "minutes": int,         # about how long it takes a student
     "points": int,          # what it is worth; partial credit: the share of its checks GOOD
+    "key": list,            # the checks that carry its point (name prefixes): one BAD, 0 points
     "sites": list,          # optional (lab 8): the sites the exercise names, masked in the table
     "prediction": bool,     # optional: its step's outcome is the answer (no stored run in a handout)
 }
-EXERCISE_OPTIONAL = ("sites", "prediction")
+EXERCISE_OPTIONAL = ("sites", "prediction", "key")
 DIFFICULTIES = ("easy", "moderate", "hard")
 PICTURE_KEYS: Dict[str, Any] = {
     "name": str,            # the page includes /build/gen/pictures/NAME.rst (unique in labs/)

@@ -43,7 +43,7 @@ def reported(name, mode, path=EXPECTED):
     """Does 6.1 report scenario NAME in MODE (modes' name: sw_tags...)? From
     expected.toml, where the tables of labs 4 and 6 take their expectations.
     None where a student's copy lacks the row (its hw_tags rows answer lab
-    6's predictions: `# kt-teacher` lines, labs/handout.py)."""
+    6's predictions: `# kt-teacher` lines, labs/edition.py)."""
     row = load_expected(path)[name].get(mode)
     return None if row is None else bool(row["reports"])
 

@@ -106,6 +106,7 @@ def check_site():
     ok, out = site_check.build("teacher")
     record("site: make site EDITION=teacher (sphinx-build -W -t teacher)", ok,
            "" if ok else out[-1], time.time() - t0, () if ok else out)
+    COMMANDS["make site EDITION=teacher"] = (ok, "" if ok else out[-1])
     paths = site_check.machine_paths() + site_check.machine_paths(site_check.TEACHER)
     record("site: no page shows this machine's checkout or cache path", not paths,
            "%d pages" % len(paths), 0, ["%s: %s" % p for p in paths[:10]])
@@ -190,10 +191,11 @@ def check_published_transcript(number=3, name="serial"):
 
 
 def check_page_commands():
-    """The page is the test: every console command of the student pages,
-    run exactly as printed, succeeds (tests/page_commands.py); blocks marked
-    kt-manual (the whole build, the whole test, two-terminal pairs) are
-    listed, not run."""
+    """The page is the test: every console command of the student pages and
+    every command of README.md's shell blocks, run exactly as printed,
+    succeeds (tests/page_commands.py); blocks marked kt-manual (the whole
+    build, the whole test, two-terminal pairs: README.md says why in a
+    comment above the block) are listed, not run."""
     from tests import page_commands as pc
     cmds = pc.page_commands()
     manual = sorted({c for _, _, c, m in cmds if m is True})
@@ -236,11 +238,11 @@ def check_handout(n_exercises):
     """make handout, then the student tree's own make check: no solution
     text in it, its demonstrations GOOD, and 0 exercises done.  Its make
     check runs one check at a time (JOBS=1: the job's one slot)."""
-    from labs import handout
+    from classroom import handout
     from vm import proc
     dest = os.path.join(REPO, "build", "handout-check")
     t0 = time.time()
-    p = subprocess.run([PY, "-m", "labs.handout", "--force", dest], cwd=REPO,
+    p = subprocess.run([PY, "-m", "classroom.handout", "--force", dest], cwd=REPO,
                        capture_output=True, text=True)
     record("handout: make handout DEST=build/handout-check", p.returncode == 0,
            (p.stdout.strip().splitlines() or [p.stderr.strip()])[-1], time.time() - t0)
@@ -253,7 +255,7 @@ def check_handout(n_exercises):
     t0 = time.time()
     impl = implscan.implementations(dest)
     record("handout: no function of its code answers a Python exercise as the solution does "
-           "(labs/implscan.py, in a sandbox)", not impl, "%d found" % len(impl),
+           "(classroom/implscan.py, in a sandbox)", not impl, "%d found" % len(impl),
            time.time() - t0, impl[:10])
     t0 = time.time()
     # the student tree's own make check, whole (not this run's ONLY= or SKIP=)
@@ -289,7 +291,7 @@ def same_as_kept(dest):
     student code, the bytes of the transcripts the site shows (kept in
     labs/*/transcripts/): the student's runs are the page's."""
     from labs import grade as labgrade
-    from labs.handout import hidden_steps
+    from labs.edition import hidden_steps
     from labs.lab import load_all
     n, bad = 0, []
     for lab in load_all():

@@ -237,7 +237,7 @@ def autograder_run(trees, env):
     shutil.copytree(os.path.join(trees, "bob", lab1), os.path.join(root, "submission", lab1))
     with open(os.path.join(root, "submission_metadata.json"), "w") as f:
         json.dump({"users": [{"email": "bob@example.edu"}]}, f)
-    p = subprocess.run([PY, "-m", "labs.autograder", "run", "-n", "1"], cwd=REPO,
+    p = subprocess.run([PY, "-m", "classroom.autograder", "run", "-n", "1"], cwd=REPO,
                        env=dict(env, AUTOGRADER_ROOT=root), capture_output=True, text=True)
     try:
         r = json.load(open(os.path.join(root, "results", "results.json")))
@@ -255,7 +255,7 @@ def autograder_run(trees, env):
 
 
 def check_sandbox():
-    from labs import handout
+    from classroom import handout
     t0 = time.time()
     shutil.rmtree(TOP, ignore_errors=True)
     trees, results = os.path.join(TOP, "trees"), os.path.join(TOP, "results")

@@ -110,7 +110,7 @@ NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
 
 def checkout_copy(dest):
     """This checkout's files (those make handout reads) in dest."""
-    from labs import handout
+    from classroom import handout
     for rel in handout.tree_files():
         os.makedirs(os.path.join(dest, os.path.dirname(rel)), exist_ok=True)
         shutil.copy2(os.path.join(REPO, rel), os.path.join(dest, rel))

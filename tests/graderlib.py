@@ -30,7 +30,7 @@ solution_only = pytest.mark.skipif(HANDOUT, reason="a student tree has no soluti
 
 def needs_run(data, what):
     """Skip where a student tree lacks a stored run (it leaves out those of
-    every exercise step: labs/handout.py exercise_runs); elsewhere a missing
+    every exercise step: classroom/handout.py exercise_runs); elsewhere a missing
     run is a failure of the test that needs it."""
     if HANDOUT and data is None:
         pytest.skip("a student tree has no stored run of %s" % what)

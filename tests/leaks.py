@@ -34,7 +34,7 @@ import os
 import re
 import tomllib
 
-from labs import handout
+from classroom import handout
 from labs import lab as labdata
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

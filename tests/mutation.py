@@ -39,7 +39,13 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGETS: Dict[str, List[str]] = {
     "gdb-scripts/kasan/report.py": ["gdb-scripts/tests/test_report.py",
                                     "gdb-scripts/tests/test_decode_cli.py"],
+    "gdb-scripts/kasan/report_format.py": ["gdb-scripts/tests/test_report.py",
+                                           "gdb-scripts/tests/test_decode_cli.py"],
+    "gdb-scripts/kasan/report_summary.py": ["gdb-scripts/tests/test_report.py"],
+    "gdb-scripts/kasan/whyevents.py": ["gdb-scripts/tests/test_whyevents.py"],
     "gdb-scripts/kasan/tags.py": ["gdb-scripts/tests/test_tags.py"],
+    "labs/points.py": ["tests/test_keys.py", "tests/test_class_scale.py"],
+    "classroom/copies.py": ["tests/test_copies.py"],
     "vm/ktap.py": ["tests/test_ktap.py"],
     "labs/scenarios.py": ["tests/test_scenarios.py", "tests/test_labs.py"],
     "labs/lab.py": ["tests/test_labs.py"],

@@ -70,7 +70,8 @@ def first_uses(text, terms):
 
 def pages(repo=REPO):
     return sorted(glob.glob(os.path.join(repo, "labs", "*", "*.rst")) +
-                  [os.path.join(repo, "Documentation", p) for p in ("start.rst", "overview.rst")]
+                  [os.path.join(repo, "Documentation", p) for p in (
+                      "start.rst", "overview.rst", "tools.rst", "teacher.rst", "contributing.rst")]
                   + [os.path.join(repo, "index.rst")])
 
 

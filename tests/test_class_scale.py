@@ -8,7 +8,8 @@ import os
 
 import pytest
 
-from labs import autograder, classroom, grade
+from classroom import autograder, gradeclass, secret, summary
+from labs import grade
 
 
 def result(student_points, seed=5, why=None):
@@ -50,8 +51,8 @@ def test_the_summary_is_the_same_bytes_whatever_the_order(tmp_path):
     b.mkdir()
     (a / "ann.answers.md").write_text("1. yes\n")
     (b / "ann.answers.md").write_text("1. yes\n")
-    classroom.summary(rows, str(a))
-    classroom.summary(rows[::-1], str(b))
+    summary.summary(rows, str(a))
+    summary.summary(rows[::-1], str(b))
     for f in ("summary.csv", "summary.json", "summary.html"):
         assert (a / f).read_bytes() == (b / f).read_bytes(), f
     csv = (a / "summary.csv").read_text().splitlines()
@@ -64,19 +65,19 @@ def test_the_summary_is_the_same_bytes_whatever_the_order(tmp_path):
 def test_grade_merge_joins_the_slices(tmp_path):
     for name, pts in (("ann", 1), ("bob", 2)):
         (tmp_path / (name + ".json")).write_text(json.dumps(result({"1.1": (pts, 2)})))
-    rows = classroom.grade_merge(str(tmp_path))
+    rows = gradeclass.grade_merge(str(tmp_path))
     assert [r["student"] for r in rows] == ["ann", "bob"]
     assert (tmp_path / "summary.csv").exists()
     (tmp_path / "carol.json").write_text("{not json")
     with pytest.raises(Exception, match="not a student's results"):
-        classroom.grade_merge(str(tmp_path))
+        gradeclass.grade_merge(str(tmp_path))
 
 
 def test_shards_are_checked():
-    assert classroom.shard_of("2/3") == (2, 3) and classroom.shard_of("") is None
+    assert gradeclass.shard_of("2/3") == (2, 3) and gradeclass.shard_of("") is None
     for bad in ("0/3", "4/3", "x", "1/0"):
         with pytest.raises(Exception, match="SHARD must be"):
-            classroom.shard_of(bad)
+            gradeclass.shard_of(bad)
 
 
 # Gradescope's results.json (its documentation, "Autograder Specifications"):
@@ -130,10 +131,10 @@ def test_run_autograder_on_a_simulated_root(tmp_path, monkeypatch):
         return result({"1.1": (1, 2)}, seed=seeds[0])
     monkeypatch.setenv("KASAN_TAGS_COURSE_SECRET", str(tmp_path / "secret"))
     (tmp_path / "secret").write_text("a secret of at least sixteen bytes\n")
-    monkeypatch.setattr(classroom, "grade_one", fake)
+    monkeypatch.setattr(autograder, "grade_one", fake)
     monkeypatch.setenv(autograder.ROOT_ENV, str(root))
     out = autograder.run()
     r = json.loads(open(out).read())
     assert out == os.path.join(str(root), "results", "results.json") and valid(r) == []
-    assert got["seeds"] == classroom.seeds_of("ann.lee", b"a secret of at least sixteen bytes")
+    assert got["seeds"] == secret.seeds_of("ann.lee", b"a secret of at least sixteen bytes")
     assert r["tests"][0]["name"].startswith("1.1 ") and r["tests"][0]["score"] == 0.5

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
-"""make submit and make grade-class's pure parts (labs/classroom.py): what is
+"""make submit and make grade-class's pure parts (classroom/): what is
 taken from a student, and the class summary."""
 import os
 import tarfile
@@ -8,23 +8,24 @@ import tarfile
 import pytest
 
 import vm
-from labs import classroom, lab
+from classroom import gradeclass, submit
+from labs import lab
 
 ONE = lab.by_number(1).folder
 TWO = lab.by_number(2).folder
 
 
 def test_declared_files_are_every_exercise_s_and_the_answers():
-    files = classroom.declared_files()
+    files = submit.declared_files()
     assert f"labs/{ONE}/student/tagmath.py" in files
     assert "labs/module/kasan_student.c" in files
     assert files[-1] == "answers.md" and len(files) == len(set(files))
-    assert "# Answers" in classroom.answers_template()
+    assert "# Answers" in submit.answers_template()
 
 
 def student_tree(tmp_path, name):
     root = tmp_path / name
-    for rel in classroom.declared_files() + [f"labs/{ONE}/check.py", "Makefile"]:
+    for rel in submit.declared_files() + [f"labs/{ONE}/check.py", "Makefile"]:
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("student %s: %s\n" % (name, rel))
@@ -33,7 +34,7 @@ def student_tree(tmp_path, name):
 
 def fresh(tmp_path):
     dest = tmp_path / "fresh"
-    for rel in classroom.declared_files() + [f"labs/{ONE}/check.py", "Makefile"]:
+    for rel in submit.declared_files() + [f"labs/{ONE}/check.py", "Makefile"]:
         p = dest / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text("pristine\n")
@@ -42,7 +43,7 @@ def fresh(tmp_path):
 
 def test_take_copies_only_declared_files_from_a_tree(tmp_path):
     tree, dest = student_tree(tmp_path, "ann"), fresh(tmp_path)
-    taken = classroom.take(str(tree), str(dest))
+    taken = gradeclass.take(str(tree), str(dest))
     assert f"labs/{ONE}/student/tagmath.py" in taken
     assert (dest / f"labs/{ONE}/student/tagmath.py").read_text().startswith("student")
     assert (dest / f"labs/{ONE}/check.py").read_text() == "pristine\n"
@@ -56,15 +57,15 @@ def test_take_from_an_archive_ignores_other_members(tmp_path):
         for rel in (f"labs/{TWO}/student/esr.py", f"labs/{ONE}/check.py",
                     "Makefile"):
             t.add(str(tree / rel), arcname=rel)
-    assert classroom.take(str(arch), str(dest)) == [f"labs/{TWO}/student/esr.py"]
+    assert gradeclass.take(str(arch), str(dest)) == [f"labs/{TWO}/student/esr.py"]
     assert (dest / f"labs/{ONE}/check.py").read_text() == "pristine\n"
     with pytest.raises(vm.KtError, match="neither a student tree nor a submission"):
-        classroom.take(str(tmp_path / "missing.tar.gz"), str(dest))
+        gradeclass.take(str(tmp_path / "missing.tar.gz"), str(dest))
 
 
 def test_student_names():
-    assert classroom.student_name("/c/ann.tar.gz") == "ann"
-    assert classroom.student_name("/c/bob/") == "bob"
+    assert gradeclass.student_name("/c/ann.tar.gz") == "ann"
+    assert gradeclass.student_name("/c/bob/") == "bob"
 
 
 def test_teacher_only_checks_count_neither_way():
@@ -102,5 +103,5 @@ def test_a_submission_says_which_hints_were_shown(tmp_path):
     state.parent.mkdir(parents=True)
     mistakes.graded("1.1", ["match-all-checked"], str(state))
     mistakes.graded("2.1", [], str(state))
-    assert classroom.hints_seen(str(tmp_path)) == "1.1:match-all-checked:1"
-    assert classroom.hints_seen(str(tmp_path / "none")) == ""
+    assert submit.hints_seen(str(tmp_path)) == "1.1:match-all-checked:1"
+    assert submit.hints_seen(str(tmp_path / "none")) == ""

@@ -164,7 +164,7 @@ def test_highlights_follow_what_the_check_read(tmp_path, monkeypatch):
     """The page highlights the lines a step's check read: Run notes the gdb
     sections and scenarios it was asked for; the marks survive wrapping."""
     from Documentation.tools import page_labs
-    from labs import grade
+    from labs import grade, transcripts
     r = grade.Run("01-x", "s", "<cache>/build/x")
     r.gdb = "KT-GDB a\nline a1\nKT-GDB b\nline b1\n"
     r.serial = ("KT-SCENARIO-BEGIN uaf\nkasan_lab: uaf ptr name=p tag=35\nother\n"
@@ -174,7 +174,7 @@ def test_highlights_follow_what_the_check_read(tmp_path, monkeypatch):
     assert r.read_lines() == ["kasan_lab: uaf ptr name=p tag=35", "line b1"]
     lines, n, marks = page_labs.wrap_lines(["x" * (page_labs.WIDTH + 3), "y"], [True, False])
     assert n == 1 and marks == [True, True, False]
-    monkeypatch.setattr(grade, "TRANSCRIPTS", str(tmp_path))
+    monkeypatch.setattr(transcripts, "TRANSCRIPTS", str(tmp_path))
     (tmp_path / "01-x").mkdir()
     (tmp_path / "01-x" / "s.read.json").write_text('["line b1"]')
     assert page_labs.read_marks("01-x", "s", ["line a1", " line b1"]) == [False, True]

@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from conftest import REPO
-from labs import handout, lab
+from labs import edition, lab
 from tests.graderlib import LABS, load, needs_run, offline, run_of, solution_only, stored, table
 
 EXERCISES = [(x.folder, ex) for x in LABS.values() for ex in x.exercises]
@@ -62,7 +62,7 @@ def test_handout_stub_is_bad(folder, ex, tmp_path):
     for f in ex["files"]:
         rel = os.path.relpath(f, os.path.join("labs", folder))
         path = tmp_path / folder / rel
-        path.write_text(handout.strip(path.read_text(), f))
+        path.write_text(edition.strip(path.read_text(), f))
     x = lab.load_lab(folder, str(tmp_path))
     offline(x)
     res = grade(x, ex)
@@ -82,3 +82,27 @@ def test_altered_run_is_bad(ex_id, step, kind, pattern, repl):
     data[kind] = new
     res = grade(LABS[int(folder[:2])], ex, data)
     assert not all(ok for _, ok, _ in res), "altered %s still GOOD" % pattern
+
+
+HIDDEN = 1566910260     # a hidden seed: its value must show nowhere a student reads
+
+
+@solution_only
+@pytest.mark.parametrize("folder,ex", EXERCISES, ids=[e["id"] for _, e in EXERCISES])
+def test_no_check_shows_the_seed_it_ran_at(folder, ex, monkeypatch):
+    """Gradescope shows the hidden tier's check names and reasons: a name or
+    a reason that printed the seed would hand the student the hidden seed."""
+    monkeypatch.setenv("SEED", str(HIDDEN))
+    res = grade(LABS[int(folder[:2])], ex)
+    shown = [str(x) for r in res for x in r[:1] + r[2:]]
+    assert res and not [s for s in shown if str(HIDDEN) in s or "%x" % HIDDEN in s], res
+
+
+def test_a_reason_is_never_cut_inside_a_value():
+    from labs.exercises import clip
+    stop = "=> 0xffffffc00812d448 <__kasan_kmalloc>:\tstp\tx29, x30, [sp, #-48]! x0: 0x16ffff8000801200"
+    for n in range(10, len(stop)):
+        shown = clip(stop, n).split(" [... ")[0]
+        assert stop.startswith(shown) and (shown == stop or stop[len(shown)] == " "), (n, shown)
+    assert clip("short", 100) == "short" and "0x16ffff8000801200" in clip(stop, 95)
+    assert clip("0x" + "f" * 40, 10) == "0x" + "f" * 40

@@ -32,7 +32,7 @@ def captured():
 
 def test_every_graded_step_has_a_stored_run():
     """`make fixtures` stores each graded step's run in its lab's runs/."""
-    from labs.handout import hidden_steps
+    from labs.edition import hidden_steps
     left_out = {(x.folder, s) for x in LABS.values() for s in hidden_steps(x)} \
         if HANDOUT else set()   # a student tree leaves out the runs of such steps
     missing = ["%s/%s" % (x.folder, s["name"]) for x in LABS.values() for s in x.steps

@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
-"""labs/handout.py: the marked solution regions, what the student tree gets
+"""classroom/handout.py and labs/edition.py: the marked solution regions, what the student tree gets
 instead, and that no solution text reaches it."""
 import os
 
 import pytest
 
 import vm
-from labs import handout, lab
+from classroom import handout
+from labs import lab
 
 ONE = lab.by_number(1).folder
 
@@ -98,18 +99,22 @@ def test_exercise_schema_errors(tmp_path):
 @pytest.mark.skipif(os.path.exists(os.path.join(vm.REPO, "labs", "HANDOUT")),
                     reason="a handout's README is already the students'")
 def test_the_handout_readme_is_for_students():
-    from labs import handout as h
+    from classroom import handout as h
     text = open(os.path.join(vm.REPO, "README.md")).read()
     out = h.student_readme(text)
     assert "teacher" not in out.replace("your teacher", "").lower()
     assert "A classroom of machines" not in out and "make grade-class CLASS" not in out
     assert "make handout" not in out and "make dist" not in out
-    assert "make submit" in out and "## Troubleshooting" in out
+    assert "make submit" in out and "## The tools\n" in out and "## Licence\n" in out
+    assert "Documentation/start.rst" in out and "Documentation/tools.rst" in out
+    assert "## For kernel developers" not in out and "## For teachers" not in out
+    from tests import page_commands as pc     # its commands say why they are not run
+    assert pc.readme_problems(out) == []
     from labs import lab
     for one in lab.load_all():     # every lab and exercise, with time and difficulty
         assert "**%s** (%g h" % (one.title, one.spec["hours"]) in out
         for e in one.exercises:
             assert "exercise %s: %s (%s, %d min)" % (e["id"], e["title"], e["difficulty"],
                                                      e["minutes"]) in out
-    with pytest.raises(vm.KtError, match="no '## Every run is reproducible' section"):
+    with pytest.raises(vm.KtError, match="no '## For kernel developers' section"):
         h.student_readme("# x\n## Layout\n")

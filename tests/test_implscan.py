@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
-"""The leak test's behavioural form (labs/implscan.py): a function of a
+"""The leak test's behavioural form (classroom/implscan.py): a function of a
 handout that answers an exercise's probes as its solution does is found,
 whatever its name; one that is wrong, or the stubs, are not."""
-from labs import implscan
+from classroom import implscan
 from tests.graderlib import solution_only
 
 PLANTED = '''

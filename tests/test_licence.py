@@ -14,7 +14,7 @@ import subprocess
 import pytest
 
 import vm
-from labs import handout
+from classroom import handout
 from vm import dist, kbuild
 
 REPO = vm.REPO

@@ -8,7 +8,9 @@ import os
 
 import pytest
 
-from labs import classroom, exercises
+from classroom import gradeclass, secret, submit
+from labs import exercises
+from labs import student as tree_student
 from vm import sandbox, student_gdb
 
 pytestmark = pytest.mark.skipif(not sandbox.available(), reason="make deps installs bubblewrap")
@@ -100,18 +102,18 @@ def test_a_step_file_splits_at_its_trusted_line():
 
 
 def test_seeds_come_from_the_secret_and_the_id():
-    a = classroom.seeds_of("ann", b"s" * 32)
-    assert a == classroom.seeds_of("ann", b"s" * 32) != classroom.seeds_of("bob", b"s" * 32)
-    assert a != classroom.seeds_of("ann", b"t" * 32) and a[0] != a[1] and 1 not in a
+    a = secret.seeds_of("ann", b"s" * 32)
+    assert a == secret.seeds_of("ann", b"s" * 32) != secret.seeds_of("bob", b"s" * 32)
+    assert a != secret.seeds_of("ann", b"t" * 32) and a[0] != a[1] and 1 not in a
     with pytest.raises(Exception):
-        classroom.seeds_of("../ann", b"s" * 32)
+        secret.seeds_of("../ann", b"s" * 32)
 
 
 def test_student_toml_and_the_submission_carry_the_id(tmp_path):
-    (tmp_path / classroom.STUDENT).write_text(classroom.student_toml("ann", 1234))
-    assert classroom.read_student(str(tmp_path)) == {"id": "ann", "seed": 1234}
-    out = classroom.submit(str(tmp_path))
-    got = classroom.claimed(out)
+    (tmp_path / tree_student.STUDENT).write_text(secret.student_toml("ann", 1234))
+    assert tree_student.read_student(str(tmp_path)) == {"id": "ann", "seed": 1234}
+    out = submit.submit(str(tmp_path))
+    got = gradeclass.claimed(out)
     assert got["id"] == "ann" and got["seed"] == 1234 and got["time"].endswith("Z")
     assert json.dumps(got) and os.path.exists(out)
 

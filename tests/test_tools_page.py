@@ -3,6 +3,7 @@
 """The tools page (Documentation/tools.rst) names every gdb command the
 project registers and every kernel variant a lab or a reader runs."""
 
+import glob
 import os
 import re
 
@@ -12,7 +13,9 @@ PAGE = open(os.path.join(REPO, "Documentation", "tools.rst")).read()
 
 
 def test_every_gdb_command_is_on_the_tools_page():
-    src = open(os.path.join(REPO, "gdb-scripts", "kasan", "commands.py")).read()
+    """The commands are gdb-scripts/kasan/cmd_*.py's, one module per family."""
+    src = "".join(open(f).read() for f in sorted(glob.glob(
+        os.path.join(REPO, "gdb-scripts", "kasan", "cmd_*.py"))))
     names = re.findall(r'^\s+name = "(kasan-[\w-]+)"', src, re.M)
     assert "kasan-history" in names
     missing = [n for n in names if "``%s" % n not in PAGE]

@@ -12,9 +12,17 @@
    file (copied into the sandbox), then prints `KT-CARRY VAR 0x...` for
    each VAR and ends with `disconnect`: the VM stays halted where the
    student left it.  It reaches QEMU only through a proxy here, which
-   passes the gdb remote protocol through but turns every `monitor`
-   command (QEMU's monitor: it can write files and run programs) other
-   than the replay's own into an unknown one.
+   passes the gdb remote protocol through but
+   - turns every `monitor` command (QEMU's monitor: it can write files and
+     run programs) other than the replay's own into an unknown one, and
+   - refuses every write to the VM's state: registers (`set $x0 = ...`,
+     `set $pc = ...`), memory (`set {long}addr = ...`), and so inferior
+     calls (`call f()`), `jump` and `return`, which write registers first.
+     The proxy answers those packets itself with an error (gdb prints
+     `Could not write register ...` or `Cannot access memory ...`); QEMU
+     never sees them (see refusal()).
+   So nothing gdb 1 did can change what gdb 2 reads except by running the
+   VM: continue, step, breakpoints and watchpoints.
 3. gdb 2, the project's, attaches to the same halted VM and runs the part
    below the line, with `$VAR` set from the carried values (numbers only).
    What it prints is the state of the VM, not what the student claims.
@@ -34,7 +42,7 @@ import threading
 import time
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from vm import proc, runcache, sandbox
+from vm import proc, rsp, runcache, sandbox
 from vm.base import REPO, KtError, sha256_text
 from vm.gdb import LOADER, gdb_cmd, kept_run
 from vm.initramfs import build_initramfs, optional_modules
@@ -49,6 +57,8 @@ MONITOR_ALLOWED = re.compile(r"^\s*(info replay|replay_break\s+\d+|replay_delete
 DENIED = "not-allowed-in-grading"
 MEM_QEMU = 6 << 30
 MEM_GDB = 4 << 30
+# The longest packet the proxy waits for the end of
+MAX_PACKET = 1 << 20
 
 
 def split(text: str) -> Optional[Tuple[str, str, List[str]]]:
@@ -68,10 +78,6 @@ def student_files(part: str) -> List[str]:
     return re.findall(r"^\s*source\s+%s/(\S+)\s*$" % re.escape(REPO), part, re.M)
 
 
-def _checksum(data: bytes) -> bytes:
-    return b"%02x" % (sum(data) & 0xFF)
-
-
 def filter_packet(data: bytes) -> bytes:
     """A packet from the student's gdb as QEMU should get it: a `monitor`
     command not in MONITOR_ALLOWED becomes an unknown command."""
@@ -85,12 +91,129 @@ def filter_packet(data: bytes) -> bytes:
     return data
 
 
+# The proxy's own answer to a write.  gdb 13 takes `E.text` as an error
+# as it takes `Enn`, and shows the text where it shows the reply.
+READ_ONLY = b"E.kt: the VM is read-only while grading (no register or memory writes)"
+# vFile packets (host files) answer `F-1,errno`: 1 is gdb's EPERM
+FILE_DENIED = b"F-1,1"
+# Kinds (first byte) that write the VM's state or end it:
+#   P, G   one register, all registers      (set $x0 = ..., call, jump, return)
+#   M, X   memory, in hex or in binary      (set {long}addr = ..., set var v = ...)
+#   F      the reply to a File-I/O request: its result goes into the guest
+#   A, R, r   start the program again (with new arguments), reset
+#   i, I   cycle step, at an address
+#   k      kill: QEMU exits and gdb 2 would read nothing
+WRITES = b"PGMXFARriIk"
+# Prefixes of the same, for the kinds that also have reads
+#   vKill, vRun, vFlash...: kill, start again, write flash
+#   QTDP, QTStart: tracepoints (a fast one writes a jump into the code)
+#   QTSave: writes a file where the stub runs
+WRITE_PREFIXES = (b"vKill", b"vRun", b"vFlash", b"QTDP", b"QTStart", b"QTSave",
+                  # QEMU's stub settings outlive the connection: physical
+                  # addresses for gdb 2's reads, and how its steps run
+                  b"Qqemu.PhyMemMode:", b"Qqemu.sstep", b"qqemu.sstep=")
+# The host I/O a student's gdb may use: reads
+FILE_READS = (b"vFile:pread:", b"vFile:close:", b"vFile:fstat:", b"vFile:stat:",
+              b"vFile:readlink:", b"vFile:setfs:")
+
+
+def refusal(payload: bytes) -> Optional[bytes]:
+    """The proxy's own reply to a packet (decoded payload) from the student's
+    gdb that would write the VM's state, or None to pass the packet on.
+    Run control (c, s, vCont, bc, bs), breakpoints and watchpoints (Z, z)
+    and reads (?, g, p, m, x, q...) pass.  A `call` or `return` fails at its
+    first register write, before anything runs."""
+    kind = payload[:1]
+    if kind and kind in WRITES:
+        return READ_ONLY
+    if kind in (b"c", b"s") and len(payload) > 1:
+        return READ_ONLY                    # c ADDR, s ADDR: resume at ADDR, a pc write
+    if kind in (b"C", b"S") and b";" in payload:
+        return READ_ONLY                    # C SIG;ADDR
+    if payload.startswith(WRITE_PREFIXES) or _is_qxfer_write(payload):
+        return READ_ONLY
+    if payload.startswith(b"vFile:") and not _is_file_read(payload):
+        return FILE_DENIED
+    return None
+
+
+def _is_qxfer_write(payload: bytes) -> bool:
+    """qXfer:OBJECT:write:... (siginfo: what the inferior sees of a signal)."""
+    parts = payload.split(b":")
+    return parts[0] == b"qXfer" and len(parts) > 2 and parts[2] == b"write"
+
+
+def _is_file_read(payload: bytes) -> bool:
+    """A vFile packet that writes no file: pread, close, ..., or open with
+    flags 0 (O_RDONLY, no O_CREAT or O_TRUNC)."""
+    if payload.startswith(FILE_READS):
+        return True
+    args = payload[len(b"vFile:open:"):].split(b",")
+    return payload.startswith(b"vFile:open:") and len(args) >= 2 and \
+        args[1].strip(b"0") == b""
+
+
+class Gate:
+    """What the proxy does with each byte, without sockets: the packets from
+    the student's gdb that reach QEMU, the replies the proxy makes itself,
+    and the acknowledgements those need.
+
+    Until both sides agree on QStartNoAckMode (gdb asks, QEMU answers OK),
+    each packet is acknowledged with `+` by its receiver; a `-` asks for it
+    again.  So the proxy acks a packet it refuses, then replies, and keeps
+    the reply until gdb acks it (that `+` is the proxy's, not QEMU's)."""
+
+    def __init__(self) -> None:
+        self.noack = False                  # QStartNoAckMode accepted
+        self.asked_noack = False            # ... asked, QEMU's answer to come
+        self.owed: Optional[bytes] = None   # our reply, until gdb acks it
+
+    def from_gdb(self, buf: bytes) -> Tuple[bytes, bytes, bytes]:
+        """(to QEMU, to gdb, rest to keep for the next read) of what gdb sent."""
+        items, rest = rsp.split(buf)
+        to_qemu, to_gdb = b"", b""
+        for item in items:
+            if item == b"+" and self.owed is not None:
+                self.owed = None            # gdb acks the proxy's reply
+            elif item == b"-" and self.owed is not None:
+                to_gdb += self.owed         # gdb asks for it again
+            elif item[:1] != b"$":
+                to_qemu += item             # an ack of QEMU's, or 0x03
+            else:
+                data = rsp.payload(item)
+                reply = refusal(data)
+                if reply is None:
+                    if data == b"QStartNoAckMode":
+                        self.asked_noack = True
+                    to_qemu += rsp.frame(filter_packet(data))
+                elif self.noack:
+                    to_gdb += rsp.frame(reply)
+                else:
+                    self.owed = rsp.frame(reply)
+                    to_gdb += b"+" + self.owed
+        if len(rest) > MAX_PACKET:
+            rest = b""                      # QEMU would drop it too (4 KiB)
+        return to_qemu, to_gdb, rest
+
+    def from_qemu(self, buf: bytes) -> Tuple[bytes, bytes]:
+        """(to gdb, rest) of what QEMU sent: whole packets only, so that a
+        reply of the proxy's never lands inside one of QEMU's."""
+        items, rest = rsp.split(buf)
+        for item in items:
+            if item[:1] == b"$" and self.asked_noack:
+                self.noack = rsp.payload(item) == b"OK"
+                self.asked_noack = False
+        return b"".join(items), rest
+
+
 class Proxy:
     """gdb remote protocol from `listen` (the student's side) to `target`
-    (QEMU), one connection, filtering what the student's gdb sends."""
+    (QEMU), one connection, through a Gate."""
 
     def __init__(self, listen: str, target: str):
         self.target = target
+        self.gate = Gate()
+        self.lock = threading.Lock()        # one writer at a time to gdb
         self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.srv.bind(listen)
         os.chmod(listen, 0o777)
@@ -109,18 +232,20 @@ class Proxy:
         except OSError:
             a.close()
             return
-        up = threading.Thread(target=self._down, args=(b, a), daemon=True)
-        up.start()
+        down = threading.Thread(target=self._down, args=(b, a), daemon=True)
+        down.start()
         buf = b""
         try:
             while True:
                 chunk = a.recv(65536)
                 if not chunk:
                     break
-                buf += chunk
-                out, buf = self._packets(buf)
-                if out:
-                    b.sendall(out)
+                with self.lock:
+                    to_qemu, to_gdb, buf = self.gate.from_gdb(buf + chunk)
+                    if to_gdb:
+                        a.sendall(to_gdb)
+                if to_qemu:
+                    b.sendall(to_qemu)
         except OSError:
             pass
         for s in (a, b):
@@ -129,32 +254,26 @@ class Proxy:
             except OSError:
                 pass
             s.close()
-        up.join(5)
+        down.join(5)
 
     @staticmethod
     def _packets(buf: bytes) -> Tuple[bytes, bytes]:
-        """(what to send on, what is left incomplete) of buf."""
-        out = b""
-        while buf:
-            if buf[:1] != b"$":
-                out, buf = out + buf[:1], buf[1:]
-                continue
-            end = buf.find(b"#")
-            if end < 0 or len(buf) < end + 3:
-                break
-            data = filter_packet(buf[1:end])
-            out += b"$" + data + b"#" + _checksum(data)
-            buf = buf[end + 3:]
-        return out, buf
+        """(what to send on to QEMU, what is left incomplete) of buf, from a
+        fresh Gate."""
+        to_qemu, _, rest = Gate().from_gdb(buf)
+        return to_qemu, rest
 
-    @staticmethod
-    def _down(src: socket.socket, dst: socket.socket) -> None:
+    def _down(self, src: socket.socket, dst: socket.socket) -> None:
+        buf = b""
         try:
             while True:
                 chunk = src.recv(65536)
                 if not chunk:
                     break
-                dst.sendall(chunk)
+                with self.lock:
+                    out, buf = self.gate.from_qemu(buf + chunk)
+                    if out:
+                        dst.sendall(out)
         except OSError:
             pass
         try:

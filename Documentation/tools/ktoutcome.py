@@ -23,6 +23,9 @@ When no grading on this machine covers the step (a fresh clone without
 kernels), the text renders with "not yet checked on this machine".
 The pure part (`parse_target`, `verdict`) is tested without Sphinx
 (tests/test_outcome.py, which also plants pages in a scratch Sphinx build).
+What the role shares with page_checks.py -- the target, a step's anchor on
+the checks page, the HIDDEN error -- is outcome_target.py's: the two import
+it, not each other.
 """
 
 import json
@@ -33,36 +36,12 @@ from typing import Any, Dict, List, Optional, Tuple
 from docutils import nodes
 from sphinx.util import logging
 
+from Documentation.tools.outcome_target import HIDDEN, LABS, anchor, parse_target
+
 logger = logging.getLogger(__name__)
-LABS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "labs")
 CHECKS_DOC = "build/gen/checks"
 EXPLICIT = re.compile(r"^(.*?)\s*<([^<>]+)>$", re.S)
 UNCHECKED = "not yet checked on this machine"
-
-
-def lab_folders(labs: str = LABS) -> List[str]:
-    return sorted(d for d in os.listdir(labs) if re.match(r"^\d\d-", d)
-                  and os.path.isdir(os.path.join(labs, d)))
-
-
-def parse_target(text: str, labs: str = LABS) -> Tuple[str, str, str]:
-    """'LAB:STEP:NAME' -> (lab folder, step, name piece); ValueError saying why."""
-    parts = [p.strip() for p in " ".join(text.split()).split(":", 2)]
-    if len(parts) != 3 or not all(parts):
-        raise ValueError("outcome target %r is not LAB:STEP:CHECK" % text)
-    lab, step, want = parts
-    m = re.match(r"^(?:lab)?0*(\d+)(?:-.*)?$", lab)
-    folders = lab_folders(labs)
-    hit = [d for d in folders if m and int(d[:2]) == int(m.group(1))]
-    if not hit or (len(lab) > 2 and "-" in lab and lab not in folders):
-        raise ValueError("no lab %r (labs: %s)" % (lab, ", ".join(folders)))
-    return hit[0], step, want
-
-
-# The error of a step whose stored run a student's copy leaves out
-# (labs/handout.py hidden_steps): its outcomes are "not checked here"
-HIDDEN = "not in a student's copy (its run is the exercise's answer or the student's own)"
 
 
 def verdict(data: Dict[str, Any], lab: str, step: str,
@@ -154,11 +133,6 @@ def _merge(app: Any, env: Any, docnames: Any, other: Any) -> None:
     if not hasattr(env, "kt_outcome_docs"):
         env.kt_outcome_docs = set()
     env.kt_outcome_docs |= getattr(other, "kt_outcome_docs", set()) & set(docnames)
-
-
-def anchor(lab: str, step: str) -> str:
-    from Documentation.tools.page_checks import anchor as page_anchor
-    return page_anchor(lab, step)
 
 
 def outcome_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,

@@ -18,7 +18,9 @@ results are those of the last grading on this machine: `make check`'s
 (build/check/grade.json), `make transcripts`' (build/transcripts/grade.json)
 and `make grade`'s (build/grade/results*.json); for each step the newest
 file that graded it.  No file at all (a fresh clone without kernels): no
-results, and the role says "not yet checked on this machine"."""
+results, and the role says "not yet checked on this machine".  The target
+syntax, a step's key and its anchor on the checks page are
+outcome_target.py's, which the role imports too."""
 
 import glob
 import json
@@ -28,6 +30,7 @@ import re
 import tempfile
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
+from Documentation.tools.outcome_target import HIDDEN, anchor, key, parse_target
 from vm import REPO
 
 RESULT_FILES = ("build/check/grade.json", "build/transcripts/grade.json",
@@ -35,10 +38,6 @@ RESULT_FILES = ("build/check/grade.json", "build/transcripts/grade.json",
 # The pages whose sentences the role binds (the site's own rst sources).
 PAGES = ("index.rst", "Documentation/*.rst", "labs/*/*.rst", "patches/v9/notes/*.rst")
 ROLE = re.compile(r":outcome:`(?:[^`<]*<)?([^`>]+)>?`", re.S)
-
-
-def key(lab: str, step: str) -> str:
-    return "%s/%s" % (lab, step)
 
 
 # -- the names, from the stored runs -----------------------------------------
@@ -56,18 +55,17 @@ def stored_names() -> Tuple[Dict[str, List[str]], Dict[str, str]]:
     """({LAB/STEP: [names]}, {LAB/STEP: error}) of every graded step with a
     stored run: its check run on that run, offline."""
     from labs import lab as labdata
-    from Documentation.tools import ktoutcome
-    from labs import handout
+    from labs import edition
     names: Dict[str, List[str]] = {}
     errors: Dict[str, str] = {}
     student = os.path.exists(os.path.join(REPO, "labs", "HANDOUT"))
     for x in labdata.load_all():
-        hidden = handout.hidden_steps(x) if student else []
+        hidden = edition.hidden_steps(x) if student else []
         for s in x.steps:
             if not s.get("checks", True):
                 continue
             if s["name"] in hidden:
-                errors[key(x.folder, s["name"])] = ktoutcome.HIDDEN
+                errors[key(x.folder, s["name"])] = HIDDEN
                 continue
             data = {k: load_stored(x, s["name"], k) for k in ("serial", "gdb", "control", "json")}
             if data["serial"] is None and data["json"] is None:
@@ -156,11 +154,6 @@ def bound_targets(repo: str = REPO) -> List[Tuple[str, str]]:
     return out
 
 
-def anchor(lab: str, step: str) -> str:
-    """The checks page's label of a step (also the role's link target)."""
-    return "kt-check-%s-%s" % (lab[:2], re.sub(r"[^a-z0-9]+", "-", step.lower()))
-
-
 def checks_page(data: Dict[str, Any], targets: List[Tuple[str, str]],
                 resolve: Any) -> str:
     """build/gen/checks.rst: per step some page binds, the bound checks and
@@ -207,12 +200,11 @@ def checks_page(data: Dict[str, Any], targets: List[Tuple[str, str]],
 
 def write_pages(names: Optional[Dict[str, List[str]]] = None) -> Dict[str, Any]:
     """Compute checks.json and checks.rst into build/gen/; returns the data."""
-    from Documentation.tools import ktoutcome
     from Documentation.tools.sitelib import write
     errors: Dict[str, str] = {}
     if names is None:
         names, errors = stored_names()
     data = {"names": names, "errors": errors, "results": last_results(result_files())}
     write("checks.json", json.dumps(data, indent=1, sort_keys=True) + "\n")
-    write("checks.rst", checks_page(data, bound_targets(), ktoutcome.parse_target))
+    write("checks.rst", checks_page(data, bound_targets(), parse_target))
     return data

@@ -17,14 +17,14 @@ import os
 import re
 
 from labs import grade as labgrade
-from labs import handout
+from labs import edition
 from labs import lab as labdata
 from Documentation.tools.sitelib import (TRANSCRIPTS, code, excerpt, indent, rst_escape,
                                          write)
 from vm import REPO
 
 MARKER = re.compile(r"^\s*echo KT-GDB .*$|^KT-GDB \S+\s*$")  # a gdb file's, its output's
-NOTE = handout.GDB_NOTE                                          # the project's own note
+NOTE = edition.GDB_NOTE                                          # the project's own note
 WIDTH = 100       # a transcript line wider than the page is wrapped here
 CONT = "    \u21aa "  # and goes on on the next line after this mark
 
@@ -175,7 +175,7 @@ def exercise_step(folder, step):
     if not os.path.exists(os.path.join(REPO, "labs", "HANDOUT")):
         return ""
     lab = labdata.load_lab(folder)
-    if step not in handout.hidden_steps(lab):
+    if step not in edition.hidden_steps(lab):
         return ""
     return next((e["id"] for e in lab.exercises if e["step"] == step), "")
 

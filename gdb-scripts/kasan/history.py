@@ -127,3 +127,11 @@ def verdict(found: bool, n: int, ptr_tag: Optional[int], reason: str) -> str:
         return "stopped: write %d is the allocation that gave the %s" % (
             n, "pointer its tag %02x" % ptr_tag if ptr_tag is not None else "memory its shadow")
     return "stopped after %d write(s): %s" % (n, reason)
+
+
+def back_at(back: Optional[int], start: int) -> str:
+    """The last line of kasan-history and kasan-why: the instruction the
+    replay is at again, and how to get there when it is not where it was."""
+    return "back at instruction %s%s" % (
+        back, "" if back == start else " (not %d: `monitor replay_seek %d` returns there)"
+        % (start, start))

@@ -4,7 +4,7 @@
 
 kasan-why stands at a KASAN report in a replay and explains it: the bad
 access, where the pointer came from, what happened to the memory, and a
-one-line verdict.  gdb does the moving (commands.py: reverse-continue to a
+one-line verdict.  gdb does the moving (gdbreplay.py: reverse-continue to a
 breakpoint, forward `nexti` through a function, reverse watchpoints on the
 memory a pointer was loaded from); this module reads what it saw:
 
@@ -15,6 +15,8 @@ memory a pointer was loaded from); this module reads what it saw:
   value into a register -- a load, a copy, a call's return value, or the
   function's entry (the caller passed it);
 - the events, found in any order, as one timeline and a verdict.
+
+The walk itself, from these answers to the events, is whyevents.py's.
 
 Forward stepping in a replay is cheap (QEMU executes), reverse stepping
 is not (each step replays from the recording's snapshot), so the tracer

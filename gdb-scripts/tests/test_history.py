@@ -61,3 +61,11 @@ def test_tree_paths_and_lines():
                                 "kfree <- lab_uaf")
     assert history.verdict(True, 2, 0xe5, "").endswith("gave the pointer its tag e5")
     assert history.verdict(False, 8, 0xe5, "the limit").startswith("stopped after 8")
+
+
+def test_back_where_it_started():
+    """The last line of kasan-history and kasan-why."""
+    assert history.back_at(400, 400) == "back at instruction 400"
+    assert history.back_at(401, 400) == (
+        "back at instruction 401 (not 400: `monitor replay_seek 400` returns there)")
+    assert history.back_at(None, 400).startswith("back at instruction None (not 400:")

@@ -192,14 +192,32 @@ def test_object_layout_ring_and_depot():
 
 
 def test_the_commands_have_their_help():
-    """A gdb command's help is its class docstring: a string literal."""
+    """A gdb command's help is its class docstring: a string literal.  The
+    commands live in one module per family, kasan/cmd_*.py."""
     import ast
+    import glob
     import os
-    src = open(os.path.join(os.path.dirname(why.__file__), "commands.py")).read()
-    for node in ast.parse(src).body:
-        if isinstance(node, ast.ClassDef) and node.name.startswith("Kasan"):
-            assert ast.get_docstring(node), node.name
+    here = os.path.dirname(why.__file__)
+    for path in glob.glob(os.path.join(here, "cmd_*.py")):
+        for node in ast.parse(open(path).read()).body:
+            if isinstance(node, ast.ClassDef) and node.name.startswith("Kasan"):
+                assert ast.get_docstring(node), node.name
+    src = open(os.path.join(here, "cmd_history.py")).read()
     assert "up to 6 hops" in src and why.MAX_HOPS == 6
+
+
+def test_the_loader_imports_every_command_family():
+    """gdb-scripts/kasan.py registers the commands by importing each
+    kasan/cmd_*.py, as vmlinux-gdb.py imports scripts/gdb/linux/*.py: a
+    family it does not import has no command in gdb."""
+    import glob
+    import os
+    here = os.path.dirname(why.__file__)
+    loader = open(os.path.join(os.path.dirname(here), "kasan.py")).read()
+    families = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(here, "cmd_*.py")))
+    assert len(families) == 5, families
+    for name in families:
+        assert "import kasan.%s " % name in loader, name
 
 
 def test_icount_of_a_step_counted_back():

@@ -10,7 +10,7 @@ import vm
 
 from kasan import tags
 from labs import exercises
-from labs.exercises import StudentCode, compare, hex_or_none, kv_lines
+from labs.exercises import StudentCode, clip, compare, hex_or_none, kv_lines
 from labs import scenarios
 from kasan.modes import SW_TAGS
 
@@ -81,7 +81,7 @@ def check_pages(run):
         return [("gdb and the scenario show the page tag", False, "missing output")]
     return [("the page allocator draws the tag (post_alloc_hook in the backtrace)",
              "post_alloc_hook" in bt or "__kasan_unpoison_pages" in bt,
-             "backtrace: %s" % bt[:200]),  # mutation: equivalent (message length)
+             "backtrace: %s" % clip(bt, 200)),  # mutation: equivalent (message length)
             ("page->flags tag == random tag == page_address() tag",
              page[0]["page_tag"] == ptr[0]["tag"] == "%02x" % tag,
              "flags %s, pointer %s, random 0x%02x" % (page[0]["page_tag"], ptr[0]["tag"], tag))]
@@ -144,7 +144,9 @@ def ex_access_check(run, _runs):
                 "your copy)")]
     else:
         cases = access_cases(vm.run_seed())
-        res = [compare("access_ok on %d cases (seed %d)" % (len(cases), vm.run_seed()),
+        # the cases come from the run's seed, which the name never shows
+        # (the hidden seed's must stay hidden)
+        res = [compare("access_ok on %d cases drawn from the seed" % len(cases),
                        m, "access_ok", ref.access_ok, cases)]  # expect(*case)
     live = live_object(run)
     if live is None:
@@ -201,7 +203,7 @@ def shadow_args(pairs):
     return [(tags.mem_to_shadow(a, tags.Params(SW, o)), o) for o, a in pairs]
 
 
-# What the leak test (labs/implscan.py) calls every function of a handout
+# What the leak test (classroom/implscan.py) calls every function of a handout
 # with: one that answers as the solution does implements the exercise.
 PROBES = {"access_ok": access_cases(7, 120), "shadow_to_mem": shadow_args(shadow_pairs(7, 30))}
 
@@ -209,9 +211,8 @@ PROBES = {"access_ok": access_cases(7, 120), "shadow_to_mem": shadow_args(shadow
 def ex_shadow_inverse(run, _runs):
     m = tagmath()
     pairs = shadow_pairs(vm.run_seed())
-    res = [compare("shadow_to_mem on %d shadow addresses (seed %d)" % (
-        len(pairs), vm.run_seed()), m, "shadow_to_mem", [a for _, a in pairs],
-        shadow_args(pairs))]
+    res = [compare("shadow_to_mem on %d shadow addresses drawn from the seed" % len(pairs),
+                   m, "shadow_to_mem", [a for _, a in pairs], shadow_args(pairs))]
     live = live_object(run)
     if live is None:
         return res + [("the live run reached the kmalloc return", False,
@@ -223,6 +224,20 @@ def ex_shadow_inverse(run, _runs):
                        m, "shadow_to_mem", [tags.untag(ptr) + 16 * i for i in range(9)],
                        [(shadow + i, offset) for i in range(9)]))
     return res
+
+
+# The instruction before a stop just after a call returned: `bl` to the
+# function called (x/i $pc - 4: "   0x... <f+n>:\tbl\t0x... <callee>")
+CALL_BEFORE = re.compile(r"^\s+0x[0-9a-f]+ <[^>]+>:\s+bl\s+0x[0-9a-f]+ <([\w.]+)(?:\+\d+)?>",
+                         re.M)
+
+
+def returned_from_kmalloc(stop_lines):
+    """The kmalloc-path function (__kasan_kmalloc, kmalloc_trace, __kmalloc)
+    whose call the instruction before the stop is, or None: the stop is
+    where an allocation has just returned its object only then."""
+    m = CALL_BEFORE.search("\n".join(stop_lines))
+    return m.group(1) if m and "kmalloc" in m.group(1) else None
 
 
 def ex_tagstop(run, _runs):
@@ -240,12 +255,18 @@ def ex_tagstop(run, _runs):
     want_shadow = shadow_row_bytes(sec.get("kernel", []), ptr, 9)
     stop = " ".join(sec.get("stop", []))
     x0 = hex_or_none(kv_lines(sec.get("stop", [])).get("x0"))
-    return [("the VM is stopped where the allocation has just returned the object: x0 is "
+    callee = returned_from_kmalloc(sec.get("stop", []))
+    return [("the VM is stopped just after a call into kmalloc returned (the instruction "
+             "before $pc)", callee is not None,
+             "the instruction before the stop is no call into kmalloc; the stop: %s" % clip(
+                 stop, 200)),
+            ("the VM is stopped where the allocation has just returned the object: x0 is "
              "$obj (the grader's $x0 there)", x0 == ptr,
-             "x0 0x%x, $obj 0x%x; x/i $pc: %s" % (x0 or 0, ptr, stop[:100])),
+             "x0 0x%x, $obj 0x%x; x/i $pc: %s" % (x0 or 0, ptr, clip(stop, 160))),
             ("$obj is lab_uaf's object (its ptr line on the serial)", obj == ptr,
              "$obj 0x%016x, scenario %s" % (ptr, ev[0]["ptr"] if ev else "(no ptr line)")),
-            ("pointer tag: as kasan-tag", stud.get("pointer tag") == kern.get("pointer tag"),
+            ("pointer tag: as kasan-tag", stud.get("pointer tag") is not None
+             and stud.get("pointer tag") == kern.get("pointer tag"),
              "you: %s, kasan-tag: %s" % (stud.get("pointer tag"), kern.get("pointer tag"))),
             ("memory tag: as kasan-tag", (stud.get("memory tag") or "?").split()[:1]
              == (kern.get("memory tag") or "").split()[:1],
@@ -285,13 +306,25 @@ def mistake_last_byte_unchecked(run, runs):
 
 
 def mistake_one_past_the_end(run, runs):
-    # a whole granule of the right tag, the next one other: refused; half of it: passed
-    return student_access(access(0x12, 0, 16, [0x12, 0x34]), access(0x12, 0, 8, [0x12, 0x34])) \
-        == [False, True]
+    # a whole granule of the right tag, the next one other: refused; half of
+    # it, or 12 bytes (which 8-byte granules would take into the next): passed
+    return student_access(access(0x12, 0, 16, [0x12, 0x34]), access(0x12, 0, 8, [0x12, 0x34]),
+                          access(0x12, 0, 12, [0x12, 0x34])) == [False, True, True]
 
 
 def mistake_zero_size_checked(run, runs):
     return student_access(access(0x12, 4, 0, [0x34]), access(0x12, 4, 1, [0x12])) == [False, True]
+
+
+def mistake_tag_left_in_the_address(run, runs):
+    # one granule of the pointer's tag, one of another (each list longer
+    # than the access needs, so that a granule count off by a few stays in
+    # it): a tag left in the address makes the granule index meaningless:
+    # an IndexError, or no granule looked at (both pass)
+    cases = (access(0x12, 0, 16, [0x12] * 4), access(0x12, 0, 16, [0x34] * 4))
+    got = tagmath().call("access_ok", cases)
+    return any(kind == "error" and str(v).startswith("IndexError") for kind, v in got) \
+        or got == [("value", True), ("value", True)]
 
 
 # (offset, granule address) of the swtags and the generic offset
@@ -309,6 +342,20 @@ def student_inverse(probes):
 def mistake_granule_scale_forgotten(run, runs):
     got, want = student_inverse(SHADOW_PROBES[:2])
     return got == [a >> 4 for a in want]
+
+
+def mistake_generic_granule(run, runs):
+    # 8-byte granules (generic KASAN's): the granule of byte 32 is taken as
+    # the fifth, not the third; a first granule the same either way passes
+    odd = access(0x12, 32, 8, [0x34, 0x34, 0x12, 0x56, 0x56, 0x56])
+    return student_access(odd, access(0x12, 0, 8, [0x12] * 6)) == [False, True]
+
+
+def mistake_generic_scale(run, runs):
+    # generic KASAN's scale (8-byte granules: << 3) undone instead of 16's
+    got, want = student_inverse(SHADOW_PROBES[:2])
+    return got == [(a >> 1) | (a & (1 << 63)) for a in want] or \
+        got == [((a >> 4) << 3) & MASK64 for a in want]
 
 
 def mistake_shifted_the_wrong_way(run, runs):

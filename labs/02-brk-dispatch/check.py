@@ -5,7 +5,7 @@ import re
 
 import vm
 from kasan import tags
-from labs.exercises import StudentCode, answers, compare, hex_or_none, kv_lines
+from labs.exercises import StudentCode, answers, clip, compare, hex_or_none, kv_lines
 from labs.lab import backtrace
 from kasan.modes import SW_TAGS
 
@@ -73,7 +73,7 @@ def check_outline(run):
     m = re.search(r"addr=0x([0-9a-f]{16})", bt)
     return [("outlined path: __hwasan_tag_mismatch -> kasan_tag_mismatch, no brk",
              "kasan_tag_mismatch" in bt and "__hwasan_tag_mismatch" in bt
-             and "kasan_handler" not in bt, bt[:200]),  # mutation: equivalent (message length)
+             and "kasan_handler" not in bt, clip(bt, 200)),  # mutation: equivalent (message length)
             ("the check was called from lab_uaf", "lab_uaf" in caller, caller),
             ("x0 of kasan_tag_mismatch is the report's address",
              bool(r and m) and m.group(1) == r["addr"], "%s vs %s" % (
@@ -110,7 +110,7 @@ def esr_cases(table):
     return cases, [table.get(k) for k in cases]
 
 
-# What the leak test (labs/implscan.py) calls every function of a handout with
+# What the leak test (classroom/implscan.py) calls every function of a handout with
 PROBES = {"kasan_esr": [(w, s, r) for w in (False, True) for r in (False, True)
                         for s in (1, 2, 4, 8, 16, 3, 0)]}
 
@@ -143,12 +143,12 @@ def ex_handler(run, _runs):
     r = _report(run)
     if "ESR 0x" not in kern or not r:
         return [("your file stopped in kasan_handler", False,
-                 "the project's kasan-esr esr said: %s" % (kern[:200] or
+                 "the project's kasan-esr esr said: %s" % (clip(kern, 200) or
                                                            "(nothing: gdb stopped in your file)"))]
     pc = re.search(r"^\s*0x([0-9a-f]+) <[^>]+>:\s+brk\s", kern, re.M)
     frame = " ".join(s.get("stop", []))
     return [("the VM is stopped in kasan_handler (the grader's frame 0 there)",
-             bool(re.search(r"#0\s+(0x[0-9a-f]+ in )?kasan_handler ", frame)), frame[:120]),
+             bool(re.search(r"#0\s+(0x[0-9a-f]+ in )?kasan_handler ", frame)), clip(frame, 120)),
             ("addr: the report's address", (stud.get("addr") or "").lower() == "0x" + r["addr"],
              "you: %s, report: 0x%s" % (stud.get("addr"), r["addr"])),
             ("access: the report's (%s)" % r["access"], stud.get("access") == r["access"],
@@ -195,6 +195,21 @@ def mistake_size_in_bytes(run, runs):
     cases = [(False, s, True) for s in (2, 4, 8)]
     got, table, c = student_esr(run, cases)
     return got == [(table[k] & ~c["KASAN_ESR_SIZE_MASK"]) | k[1] for k in cases]
+
+
+def mistake_size_zero_encoded(run, runs):
+    # 0 is no power of two the field can hold, yet an ESR (or a crash)
+    # comes back for it; a size of 3 is refused as it should be
+    got = StudentCode(__file__, "esr.py").call("kasan_esr", [(False, 0, False), (False, 3, False)])
+    return got[0] != ("value", None) and got[1] == ("value", None)
+
+
+def mistake_sizes_capped_at_16(run, runs):
+    # what the compiler's own sized checks stop at (16 bytes) taken for
+    # what the immediate can describe (1 << 15)
+    cases = [(False, 16, False), (False, 32, False), (False, 1 << 15, False)]
+    got, table, _ = student_esr(run, cases)
+    return got[0] == table[cases[0]] and got[1:] == [None, None]
 
 
 def mistake_write_recover_swapped(run, runs):

@@ -9,7 +9,7 @@ import tomllib
 
 from kasan import report
 from labs import scenarios
-from labs.exercises import func, load_answers, reports_of
+from labs.exercises import clip, func, load_answers, reports_of
 
 
 def gdb_hits(run):
@@ -71,7 +71,7 @@ def check_decode(run):  # mutation: skip (runs kasan-decode on a vmlinux: graded
     res = [("kasan-decode explains five reports", len(summaries) == 5, "%d" % len(summaries))]
     uaf = [b for b in summaries if "lab_uaf_realloc" in b.splitlines()[0]]
     res.append(("uaf-realloc: memory tag is another allocation's, not fe",
-                bool(uaf) and "another allocation's tag" in uaf[0], uaf[0][:200] if uaf else ""))
+                bool(uaf) and "another allocation's tag" in uaf[0], clip(uaf[0], 200) if uaf else ""))
     # --json with --vmlinux: frames inside the kernel get file:line.
     p = subprocess.run(["gdb-scripts/kasan-decode", "--json", "--vmlinux",
                         run.vmlinux, run.lab_serial("reports")], capture_output=True,
@@ -95,7 +95,7 @@ def check_generic(run):
 
 def check_decode_generic(run):
     return [("kasan-decode reads generic reports", run.host.count("generic mode: no tags") == 4,
-             run.host[:200])]  # mutation: equivalent (message length)
+             clip(run.host, 200))]  # mutation: equivalent (message length)
 
 
 def check_history(run):

@@ -268,8 +268,9 @@ def ex_tagwrite(run, runs):
     want = history(ref)[0][:1] if ref is not None else []
     src = code_lines("tagwrite.gdb")
     return [
+        # gdb takes any unambiguous start of a command's name: kasan-h is it
         ("your file finds it without kasan-history", bool(src.strip()) and
-         "kasan-history" not in src, "student/tagwrite.gdb uses kasan-history"
+         not re.search(r"\bkasan-h", src), "student/tagwrite.gdb uses kasan-history"
          if src.strip() else "student/tagwrite.gdb has no command"),
         ("the replay is stopped at the instruction that wrote the tag (kasan-history's "
          "write 1: instruction %s)" % (want[0]["icount"] if want else "?"),
@@ -294,7 +295,7 @@ def ex_field(run, runs):
     want = {k: next(("%016x" % e["pc"] for e in ev if e.get("kind") == k and "pc" in e), None)
             for k in ("load", "store")}
     src = code_lines("field.gdb")
-    used = re.search(r"^\s*(reverse-\w+|rc|rs|rn|rsi|rni)\b|reverse-continue", src, re.M)
+    used = re.search(r"^\s*(reverse-\w+|rc|rs|rn|rsi|rni)\b", src, re.M)
     return [
         ("your file runs the replay backwards (reverse-continue, reverse-step, ...)",
          bool(used), "no reverse command in student/field.gdb"),

@@ -6,7 +6,7 @@ import os
 import re
 import tomllib
 
-from labs.exercises import load_answers
+from labs.exercises import clip, load_answers
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SITE = re.compile(r"ptrcmp site count=(\d+) tags=([0-9a-f]{2}),([0-9a-f]{2}) at (\w+)\+")
@@ -90,7 +90,7 @@ def ex_classify(run, _runs):
     except ValueError as e:
         return [("student/classify.toml reads", False, str(e))]
     if not isinstance(mine, list) or not all(isinstance(x, dict) for x in mine):
-        return [("student/classify.toml has [[site]] tables", False, repr(mine)[:100])]
+        return [("student/classify.toml has [[site]] tables", False, clip(repr(mine), 100))]
     kinds = {f["name"]: f["kind"] for f in load("functions.toml")["function"]}
     try:
         kinds.update({a["function"]: a["kind"] for a in load("answers.toml")["site"]})

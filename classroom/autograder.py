@@ -30,7 +30,9 @@ import zipfile
 from typing import Dict, List, Optional
 
 import vm
-from labs import classroom
+from classroom.gradeclass import grade_one
+from classroom.secret import course_secret, seeds_of
+from classroom.summary import reasons
 from vm.base import one_line_errors
 from labs import lab as labdata
 
@@ -50,7 +52,7 @@ RUN = """#!/bin/sh
 # Gradescope runs this for each submission (files in /autograder/submission).
 cd /autograder/source
 KASAN_TAGS_COURSE_SECRET=/autograder/source/course-secret \\
-    exec /usr/bin/python3 -m labs.autograder run
+    exec /usr/bin/python3 -m classroom.autograder run
 """
 
 
@@ -76,7 +78,7 @@ def results(res: Dict) -> Dict:
     tests = []
     for e in res["exercises"]["list"]:
         half = e["max_points"] / 2
-        why = classroom.reasons(res, e["id"])
+        why = reasons(res, e["id"])
         tiers = e.get("tier_points") or {"own": e["points"]}
         for tier, label, vis in (("own", "your seed %s" % res.get("seed"), "visible"),
                                  ("hidden", "the hidden seed", "after_due_date")):
@@ -107,10 +109,10 @@ def run(root: Optional[str] = None, lab: Optional[str] = None) -> str:
     if len(archives) == 1 and not os.path.isdir(os.path.join(sub, "labs")):
         sub = os.path.join(sub, archives[0])     # the archive of `make submit`, uploaded
     sid = student_id(root)
-    seeds = classroom.seeds_of(sid)
+    seeds = seeds_of(sid)
     work = tempfile.mkdtemp(prefix="kt-autograder-")
     try:
-        res = classroom.grade_one(sub, os.path.join(work, sid + ".json"), lab, seeds, {})
+        res = grade_one(sub, os.path.join(work, sid + ".json"), lab, seeds, {})
     finally:
         shutil.rmtree(work, ignore_errors=True)
     out = os.path.join(root, "results", "results.json")
@@ -124,7 +126,7 @@ def run(root: Optional[str] = None, lab: Optional[str] = None) -> str:
 def build(out: str = OUT, kernels: Optional[str] = None) -> str:
     """Write the autograder zip; kernels: a `make dist` archive (made now
     if not given)."""
-    secret = classroom.course_secret()
+    secret = course_secret()
     tmp = tempfile.mkdtemp(prefix="kt-autograder-zip-")
     try:
         if not kernels:
@@ -161,7 +163,7 @@ def build(out: str = OUT, kernels: Optional[str] = None) -> str:
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    ap = argparse.ArgumentParser(prog="labs/autograder.py")
+    ap = argparse.ArgumentParser(prog="python3 -m classroom.autograder")
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("build")
     b.add_argument("--out", default=OUT)

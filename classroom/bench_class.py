@@ -26,7 +26,7 @@ import sys
 import time
 
 import vm
-from labs import handout
+from classroom import handout
 from labs import lab as labdata
 
 REPO = vm.REPO
@@ -67,7 +67,7 @@ def grade_class(trees, jobs, labs):
 
 def grading_tree(tree):
     """One student's tree as make grade-class grades it: with what only the
-    grader reads put back (labs/handout.py: grader_restore)."""
+    grader reads put back (classroom/handout.py: grader_restore)."""
     for rel in handout.grader_restore():
         shutil.copy(os.path.join(REPO, rel), os.path.join(tree, rel))
     return tree

@@ -2,21 +2,11 @@
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """`make handout DEST=dir`: the student tree, made from this (solution) tree.
 
-The solutions are the source, as in linux-kernel-labs.  A solution is a
-marked region, in any language's comment syntax:
-
-    <comment> TODO 1.1: what the student must write
-    <comment> STUB: a line of code that keeps the file valid
-    ... the solution ...
-    <comment> END TODO
-
-where <comment> is `#`, `//` or `/*` (closed by `*/` on the same line).
-
-In the handout the region keeps its TODO and END TODO lines; its STUB
-lines become code (a stub that compiles, or returns nothing useful) and
-everything else in it is dropped.  `.. only:: teacher` blocks of the pages (the answers) are
-dropped too, and so are the solution_only() files; lab 3's mystery module,
-whose source is one of them, is shipped built for the kernel in the cache.
+Every file of the checkout goes through the student edition's rules
+(labs/edition.py: solutions replaced by their stubs, the teacher's blocks
+and lines dropped); the solution_only() files are left out, and lab 3's
+mystery module, whose source is one of them, is shipped built for the
+kernel in the cache.
 """
 
 import argparse
@@ -25,19 +15,15 @@ import re
 import shutil
 import subprocess
 import sys
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import vm
+from labs.edition import (END, GDB_NOTE, MARKER, START, STUB, TEACHER,  # noqa: F401
+                          TEACHER_LINE, hidden_steps, regions, strip, strip_teacher,
+                          teacher_lines)
 from vm.initramfs import shipped_module
 
 REPO = vm.REPO
-START = re.compile(r"^(?P<indent>\s*)(?:#|//|/\*)\s*TODO (?P<id>\d+\.\d+): (?P<text>.*?)(?:\s*\*/)?\s*$")
-END = re.compile(r"^\s*(?:#|//|/\*)\s*END TODO\b")
-STUB = re.compile(r"^(?P<indent>\s*)(?:#|//|/\*)\s*STUB: (?P<code>.*?)(?:\s*\*/)?\s*$")
-TEACHER = re.compile(r"^(?P<indent>\s*)\.\. only:: teacher\s*$")
-# A line of a data file that only the grader may read (an outcome that a
-# prediction exercise asks for): it ends in this comment; the handout drops it
-TEACHER_LINE = re.compile(r"#\s*kt-teacher\s*$")
 
 
 def grader_only() -> Tuple[str, ...]:
@@ -46,22 +32,6 @@ def grader_only() -> Tuple[str, ...]:
     from labs import lab
     return tuple(os.path.join("labs", x.folder, f) for x in lab.load_all()
                  for f in x.spec.get("grader_only", []))
-
-
-def hidden_steps(x: Any) -> List[str]:
-    """The steps of lab x whose runs a handout leaves out: those that run
-    the student's code (a gdb file's `# kt-trusted:` part, the student's
-    scenarios) -- their stored runs show the solutions' output -- and
-    those whose outcome a prediction exercise asks."""
-    from vm.initramfs import student_of
-    out = {e["step"] for e in x.exercises if e.get("prediction")}
-    for s in x.steps:
-        if "gdb" in s and os.path.exists(x.path(s["gdb"])) and \
-                re.search(r"^#\s*kt-trusted:", open(x.path(s["gdb"])).read(), re.M):
-            out.add(s["name"])
-        if student_of(s.get("cmdline", "")):
-            out.add(s["name"])
-    return sorted(out)
 
 
 def exercise_runs() -> Tuple[str, ...]:
@@ -85,11 +55,6 @@ def solution_only() -> Tuple[str, ...]:
     return ("labs/module/kasan_mystery.c",) + grader_only() + exercise_runs()
 
 
-def teacher_lines(text: str) -> List[str]:
-    """The `# kt-teacher` lines of a file."""
-    return [ln for ln in text.splitlines() if TEACHER_LINE.search(ln)]
-
-
 def grader_restore() -> Tuple[str, ...]:
     """What make grade-class copies from this tree into a grading tree: the
     grader-only files and every file with `# kt-teacher` lines."""
@@ -105,70 +70,6 @@ def grader_restore() -> Tuple[str, ...]:
     return tuple(out)
 
 
-MARKER = os.path.join("labs", "HANDOUT")
-
-
-def regions(text: str, where: str = "text") -> List[Tuple[str, List[str]]]:
-    """[(exercise id, [solution lines])] of every marked region; KtError on
-    an END without a TODO, a TODO inside a region, or a region left open."""
-    out: List[Tuple[str, List[str]]] = []
-    cur = None
-    for n, line in enumerate(text.splitlines(), 1):
-        start, end = START.match(line), END.match(line)
-        if start and cur is not None:
-            raise vm.KtError("%s:%d: TODO %s inside the region of TODO %s"
-                             % (where, n, start.group("id"), cur[0]))
-        if start:
-            cur = (start.group("id"), [])
-        elif end:
-            if cur is None:
-                raise vm.KtError("%s:%d: END TODO without a TODO" % (where, n))
-            out.append(cur)
-            cur = None
-        elif cur is not None and not STUB.match(line):
-            cur[1].append(line)
-    if cur is not None:
-        raise vm.KtError("%s: TODO %s has no END TODO" % (where, cur[0]))
-    return out
-
-
-def strip(text: str, where: str = "text") -> str:
-    """The student's version of a file: regions replaced by their stubs."""
-    regions(text, where)  # every marker error first, as one line
-    out, inside = [], False
-    for line in text.splitlines(keepends=True):
-        if START.match(line):
-            inside = True
-            out.append(line)
-        elif inside and END.match(line):
-            inside = False
-            out.append(line)  # the student writes between TODO and END TODO
-        elif inside:
-            m = STUB.match(line)
-            if m:
-                out.append(m.group("indent") + m.group("code") + "\n")
-        else:
-            out.append(line)
-    return "".join(out)
-
-
-def strip_teacher(text: str) -> str:
-    """A page without its `.. only:: teacher` blocks."""
-    out: List[str] = []
-    indent = None
-    for line in text.splitlines(keepends=True):
-        if indent is not None:
-            if not line.strip() or len(line) - len(line.lstrip()) > indent:
-                continue
-            indent = None
-        m = TEACHER.match(line)
-        if m:
-            indent = len(m.group("indent"))
-            continue
-        out.append(line)
-    return "".join(out)
-
-
 def tree_files() -> List[str]:
     """The checkout's files, committed or not (but not ignored)."""
     p = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", "-z"],
@@ -177,11 +78,6 @@ def tree_files() -> List[str]:
         raise vm.KtError("make handout needs a git checkout: %s" % p.stderr.strip())
     return sorted(f for f in p.stdout.split("\0")
                   if f and os.path.isfile(os.path.join(REPO, f)))
-
-
-# A gdb file's note for the project's maintainers (`## ...`): the page shows
-# the file without them (Documentation/tools/page_labs.py), so does a handout
-GDB_NOTE = re.compile(r"^\s*##")
 
 
 def student_grading(text: str) -> str:
@@ -209,14 +105,17 @@ def student_text(rel: str, text: str) -> str:
     return strip_teacher(text) if rel.endswith(".rst") else text
 
 
-# A handout's README: STUDENT_README, the labs in order (from their
-# steps.toml), then these sections of the project's README, without the
-# lines that point at the teacher's commands.  The licence files
-# (LICENSES/, .reuse/dep5, COPYING) are tracked, so the tree copy carries them.
-README_KEEP = ("Every run is reproducible", "Explore", "Variables", "Troubleshooting", "Licence")
+# A handout's README: STUDENT_README (a student's path, which points at the
+# site's start and tools pages), the labs in order (from their steps.toml),
+# then these sections of the project's README under the titles given, without
+# the lines that point at the teacher's commands.  The licence files
+# (LICENSES/, .reuse/dep5, COPYING) are tracked, so the tree copy carries
+# them.  Its shell blocks follow the README's rule (tests/page_commands.py):
+# a block that cannot run in a test says why in a comment above it.
+README_KEEP = {"For kernel developers": "The tools", "Licence": "Licence"}
 # A line of those that names one of these is the teacher's (lower case)
-TEACHER_ONLY = ("teacher", "make handout", "make dist", "`class`", "`dest`", "`variants`",
-                "mutation", "fixtures")
+TEACHER_ONLY = ("teacher", "make handout", "make dist", "grade-class", "`class`", "`dest`",
+                "`variants`", "mutation", "make fixtures")
 STUDENT_README = """# kasan-tags: your copy of the labs
 
 Labs on arm64 **software tag-based KASAN**, the kernel's memory-error
@@ -224,10 +123,13 @@ detector that puts a tag in a pointer's top byte: you watch it work in a
 real Linux 6.1 kernel under QEMU and gdb, and write small parts of it
 yourself. The site's *Start here* page says who the labs are for and what
 you need (`make site`, then open `build/site/Documentation/start.html`;
-its text is `Documentation/start.rst`).
+its text is `Documentation/start.rst`). Its *The tools* page
+(`Documentation/tools.rst`) has every make target and variable, why every
+run prints the same bytes again, and what each error message means.
 
 ## Getting started
 
+<!-- kt-manual: it installs packages, builds a kernel, and make lab is interactive -->
 ```sh
 make deps                 # the Debian packages (apt-get; asks for sudo if you are not root)
 make kernel               # lab 1's kernel (a few minutes), unless your teacher gave you
@@ -241,8 +143,10 @@ Your work is the files each exercise names and your answers to the labs'
 *Questions*, in `answers.md` (`make submit` creates it with a heading per
 lab if it is missing):
 
+<!-- kt-manual: make submit writes answers.md and your archive into this tree: yours to run when you hand in -->
 ```sh
 make grade                # every check and exercise, GOOD or BAD with why, and your points
+make hint N=1 EX=1.2      # the next, more specific hint for a mistake make grade found
 make submit               # build/submission.tar.gz, the archive you hand in
 ```
 
@@ -280,7 +184,8 @@ def student_readme(text: str) -> str:
     missing = [k for k in README_KEEP if k not in sections]
     if missing:
         raise vm.KtError("README.md: no '## %s' section for the handout's README" % missing[0])
-    kept = "".join(sections[k] for k in README_KEEP)
+    kept = "".join("## %s\n%s" % (title, sections[k].split("\n", 1)[1])
+                   for k, title in README_KEEP.items())
     kept = "".join(ln for ln in kept.splitlines(keepends=True)
                    if not any(w in ln.lower() for w in TEACHER_ONLY))
     return STUDENT_README + labs_list() + kept
@@ -303,10 +208,11 @@ def ship_mystery(dest: str) -> str:
 def make_handout(dest: str, force: bool = False,
                  student_id: Optional[str] = None) -> Dict[str, int]:
     """The student tree at dest; with a student id, its student.toml (the id
-    and the seed the course secret gives it: labs/classroom.py)."""
-    from labs import classroom
+    and the seed the course secret gives it: classroom/secret.py)."""
+    from classroom.secret import seeds_of, student_toml
+    from labs.student import STUDENT
     if student_id is not None:
-        seed = classroom.seeds_of(student_id)[0]
+        seed = seeds_of(student_id)[0]
     dest = os.path.abspath(dest)
     if os.path.exists(os.path.join(REPO, MARKER)):
         raise vm.KtError("this is already a student tree (%s): make handout runs in the "
@@ -339,8 +245,8 @@ def make_handout(dest: str, force: bool = False,
         counts["files"] += 1
     ship_mystery(dest)
     if student_id is not None:
-        with open(os.path.join(dest, classroom.STUDENT), "w") as f:
-            f.write(classroom.student_toml(student_id, seed))
+        with open(os.path.join(dest, STUDENT), "w") as f:
+            f.write(student_toml(student_id, seed))
     head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
                           capture_output=True, text=True).stdout.strip()
     with open(os.path.join(dest, MARKER), "w") as f:

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Does a handout's code implement a Python exercise?  (The leak test's
-behavioural form: `python3 -m labs.implscan DEST` prints what it finds.)
+behavioural form: `python3 -m classroom.implscan DEST` prints what it finds.)
 
 For every exercise whose file is Python, the functions its solution
 region defines are called on the probe cases of the lab's check.py
@@ -20,7 +20,7 @@ import signal
 import sys
 import time
 
-from labs import handout
+from classroom import handout
 from labs import lab as labdata
 
 REPO = handout.REPO
@@ -141,7 +141,7 @@ def implementations(dest):
     calls every function of that tree, which must not touch this machine."""
     from vm import sandbox
     want = json.dumps([list(t) for t in targets()])
-    r = sandbox.run(["/usr/bin/python3", "-m", "labs.implscan", "--inside", dest],
+    r = sandbox.run(["/usr/bin/python3", "-m", "classroom.implscan", "--inside", dest],
                     stdin=want.encode(), ro=[dest, REPO], timeout=600, mem=4 << 30,
                     env={"PYTHONPATH": "%s:%s/gdb-scripts" % (REPO, REPO)})
     try:
