@@ -57,9 +57,8 @@ def work_digests(files: Dict[str, str], exercises: Dict[str, List[str]],
     mine = {rel: digest(rel, t) for rel, t in files.items()}
     out = {}
     for ex_id, rels in exercises.items():
-        got = [mine.get(r) for r in rels]
-        if None not in got and any(mine[r] != stubs.get(r) for r in rels):
-            out[ex_id] = hashlib.sha256(" ".join(got).encode()).hexdigest()
+        if all(r in mine for r in rels) and any(mine[r] != stubs.get(r) for r in rels):
+            out[ex_id] = hashlib.sha256(" ".join(mine[r] for r in rels).encode()).hexdigest()
     worked = sorted(r for r in mine if mine[r] != stubs.get(r))
     if worked:
         out[WHOLE] = hashlib.sha256(" ".join(
