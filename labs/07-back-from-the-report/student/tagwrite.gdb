@@ -6,8 +6,8 @@
 # When this file ends, gdb must be stopped just after that write and have
 # printed `monitor info replay` (the instruction count, which the grader
 # compares with kasan-history's) and `x/i $pc`.  The shadow byte of an
-# address: ((addr | 0xff << 56) >> 4) + CONFIG_KASAN_SHADOW_OFFSET, from the
-# kernel's .config (lab 1).
+# address: ((addr | 0xff00000000000000) >> 4) + CONFIG_KASAN_SHADOW_OFFSET, from
+# the kernel's .config (lab 1).
 # TODO 7.2: your gdb commands
 break do_init_module
 continue
