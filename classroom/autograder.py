@@ -93,9 +93,10 @@ def results(res: Dict) -> Dict:
                           "visibility": vis})
     demo = res.get("demonstrations", {"good": 0, "total": 0})
     return {"score": round(sum(t["score"] for t in tests), 2), "tests": tests,
-            "output": "kasan-tags: seed %s; demonstrations %d/%d GOOD; %d/%d exercises done." % (
-                res.get("seed"), demo["good"], demo["total"], res["exercises"]["done"],
-                res["exercises"]["total"]),
+            "output": "kasan-tags: seed %s; demonstrations %d/%d GOOD; %d/%d exercises done; "
+                      "the wall: %s." % (
+                          res.get("seed"), demo["good"], demo["total"], res["exercises"]["done"],
+                          res["exercises"]["total"], res.get("wall") or "none needed"),
             "visibility": "visible", "stdout_visibility": "hidden"}
 
 

@@ -6,6 +6,7 @@ points, the known mistakes its work shows (labs/mistakes.py) and the totals.
 
 import vm
 from labs import mistakes
+from vm import sandbox
 
 
 def hints_of(lab, ex, results, run, runs):
@@ -121,6 +122,8 @@ class Tally:
         demo = [c for c in graded if not c["exercise"]]
         return {"score": sum(c["ok"] for c in graded), "total": len(graded),
                 "seed": vm.run_seed(),
+                # the wall the student's work ran behind (vm/sandbox.py), if any ran
+                "wall": sandbox.wall_used(),
                 "demonstrations": {"good": sum(c["ok"] for c in demo), "total": len(demo)},
                 "teacher_only": len(self.checks) - len(graded),
                 "exercises": {"done": sum(e["done"] for e in self.exercises),

@@ -36,6 +36,7 @@ from tests.check_kernels import (check_checkpatch, check_decode, check_gdb_live,
                                  check_reproducible, check_shell, check_tooling, check_variant)
 from tests.check_processes import check_cleanup, check_signals
 from tests.check_mistakes import check_mistakes_live
+from tests.check_container import check_container
 from tests.check_integrity import check_integrity
 from tests.check_sandbox import check_sandbox
 from tests.checklib import HANDOUT, OUT, PY, REPO
@@ -50,6 +51,7 @@ CHECKS = [
     ("handout", lambda: check_handout(n_exercises())),
     ("sandbox", check_sandbox),
     ("integrity", check_integrity),
+    ("container", check_container),
     ("mistakes-live", check_mistakes_live),
     ("transcripts-kept", check_transcripts_kept),
     ("site-anywhere", check_site_anywhere),

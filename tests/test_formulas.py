@@ -19,6 +19,7 @@ import pytest
 from conftest import REPO
 from kasan import tags
 from kasan.modes import SW_TAGS
+from vm.gdb import GDB
 
 # ((addr | MASK) >> 4) + CONFIG_KASAN_SHADOW_OFFSET, in the forms the text
 # writes it (an rst literal may break it over two ``...`` pieces)
@@ -48,7 +49,7 @@ def formulas(text):
 
 
 def gdb_value(expr):
-    p = subprocess.run(["gdb-multiarch", "-q", "-batch", "-nx", "-ex", "set architecture aarch64",
+    p = subprocess.run([GDB, "-q", "-batch", "-nx", "-ex", "set architecture aarch64",
                         "-ex", "printf \"%%lx\\n\", %s" % expr], capture_output=True, text=True,
                        timeout=60)
     return p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.stderr
@@ -61,14 +62,14 @@ def test_the_pattern_finds_the_formulas_and_the_planted_one():
         == ["0xff << 56"]
 
 
-@pytest.mark.skipif(not shutil.which("gdb-multiarch"), reason="make deps installs gdb-multiarch")
+@pytest.mark.skipif(not shutil.which(GDB), reason="make deps installs %s" % GDB)
 def test_a_planted_int_shift_is_wrong_in_gdb():
     """The form the handout had: gdb keeps the tag (issue W9)."""
     got = gdb_value("((0x%x | 0xff << 56) >> 4) + 0x%x" % (ADDR, OFFSET))
     assert int(got, 16) != tags.mem_to_shadow(tags.untag(ADDR), tags.Params(SW_TAGS.name, OFFSET))
 
 
-@pytest.mark.skipif(not shutil.which("gdb-multiarch"), reason="make deps installs gdb-multiarch")
+@pytest.mark.skipif(not shutil.which(GDB), reason="make deps installs %s" % GDB)
 def test_every_formula_a_student_reads_is_right_in_gdb():
     want = tags.mem_to_shadow(tags.untag(ADDR), tags.Params(SW_TAGS.name, OFFSET))
     found = [(path, mask) for path, text in texts() for mask in formulas(text)]

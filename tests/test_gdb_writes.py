@@ -12,10 +12,10 @@ import threading
 
 import pytest
 
-from vm import proc, rsp, student_gdb
+from vm import gdb, proc, rsp, student_gdb
 from vm.student_gdb import READ_ONLY, Gate, refusal
 
-GDB = shutil.which("gdb-multiarch")
+GDB = shutil.which(gdb.GDB)
 
 
 def test_writes_are_refused():

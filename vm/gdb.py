@@ -29,13 +29,17 @@ from vm.qemu import (Boot, collect, free_port, full_cmdline, qemu_cmd, replayed,
 LOADER = os.path.join(REPO, "gdb-scripts", "kasan.py")
 
 
+# The debugger: Debian's gdb-multiarch (it embeds /usr/bin/python3)
+GDB = "gdb-multiarch"
+
+
 def gdb_cmd(bdir: str, port: int, batch_files: Sequence[str] = (),
             extra: Sequence[str] = (), remote: Optional[str] = None) -> List[str]:
     """gdb-multiarch on vmlinux, attached to the stub (on `port`, or the Unix
     socket `remote`), lx-* and kasan-* loaded."""
     # `directory`: the sources are ../linux-source-6.1 from DW_AT_comp_dir
     # ".", the build dir (vm.kbuild: path_args)
-    cmd = ["gdb-multiarch", "-q", "-iex", "add-auto-load-safe-path " + bdir,
+    cmd = [GDB, "-q", "-iex", "add-auto-load-safe-path " + bdir,
            "-iex", "directory " + bdir,
            "-iex", "set pagination off", "-iex", "set confirm off"]
     if batch_files:

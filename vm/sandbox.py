@@ -28,6 +28,20 @@ What a sandbox is (bwrap, Debian's bubblewrap):
 What it is not: a limit on CPU or on the number of processes (a fork bomb
 is stopped by the timeout, not before), nor a defence against a kernel
 or bubblewrap bug.
+
+Which wall (wall(), probed once, recorded in every grading's results):
+  "bwrap"            the above, with a /proc of the sandbox's own PID
+                     namespace: on a machine, or a container that allows it;
+  "bwrap-outer-proc" the same, but /proc is the enclosing one, read-only:
+                     a container's default security (masked /proc, default
+                     seccomp, no CAP_SYS_ADMIN) refuses a new proc mount
+                     ("Can't mount proc on /newroot/proc").  The sandbox
+                     keeps its own PID namespace, so it can signal nothing
+                     outside, and its uid cannot read another process's
+                     environment or memory there; it sees their command
+                     lines.
+Where neither starts, require() stops with one line saying why: grading
+never goes on without its wall.
 """
 
 import os
@@ -63,21 +77,72 @@ class Result:
         return self.out.decode(errors="replace")
 
 
+# The walls, strongest first: how each mounts the sandbox's /proc
+WALLS = {"bwrap": ["--proc", "/proc"], "bwrap-outer-proc": ["--ro-bind", "/proc", "/proc"]}
+_WALL: List[str] = []           # the probed wall, once: [name] or ["", why]
+
+
 def available() -> bool:
     return shutil.which("bwrap") is not None and shutil.which("prlimit") is not None
 
 
-def require() -> None:
+def _probe(name: str) -> str:
+    """"" when a sandbox of this wall runs /usr/bin/true here, else bwrap's
+    first line of complaint."""
+    scratch = tempfile.mkdtemp(prefix="kt-sandbox-probe-")
+    try:
+        p = subprocess.run(argv(scratch, wall_name=name) + ["/usr/bin/true"],
+                           capture_output=True, text=True, timeout=60)
+        said = p.stderr.strip().splitlines() or ["exit %d" % p.returncode]
+        return "" if p.returncode == 0 else said[0]
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return str(e)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def wall() -> str:
+    """The strongest wall this machine (or container) lets bwrap build:
+    a name of WALLS.  KtError, in one line, where none starts."""
     if not available():
         raise KtError("the sandbox needs bwrap (package bubblewrap) and prlimit "
                       "(util-linux): run `make deps`")
+    if not _WALL:
+        forced = os.environ.get("KASAN_TAGS_WALL", "")
+        if forced and forced not in WALLS:
+            raise KtError("KASAN_TAGS_WALL=%s: not a wall (%s)" % (forced, ", ".join(WALLS)))
+        why = ""
+        for name in [forced] if forced else list(WALLS):
+            why = _probe(name)
+            if not why:
+                _WALL[:] = [name]
+                break
+        else:
+            _WALL[:] = ["", why]
+    if not _WALL[0]:
+        raise KtError("the sandbox cannot start here, so nothing of a student's can run: "
+                      "bwrap says %r (it needs user namespaces; in a container the "
+                      "default security is enough, a seccomp profile that forbids "
+                      "unshare is not)" % _WALL[1])
+    return _WALL[0]
+
+
+def wall_used() -> Optional[str]:
+    """The wall this process has used, if any (for the results)."""
+    return _WALL[0] if _WALL and _WALL[0] else None
+
+
+def require() -> None:
+    wall()
 
 
 def argv(scratch: str, ro: Sequence[str] = (), rw: Sequence[str] = (),
-         mem: int = MEM, fsize: int = FSIZE, env: Optional[Dict[str, str]] = None) -> List[str]:
+         mem: int = MEM, fsize: int = FSIZE, env: Optional[Dict[str, str]] = None,
+         wall_name: Optional[str] = None) -> List[str]:
     """The command that runs a command in a sandbox whose scratch dir is
     `scratch` (seen as /sandbox), with the paths of `ro` read-only and of
-    `rw` writable, each at its own path."""
+    `rw` writable, each at its own path; behind `wall_name` (default: the
+    wall this machine allows, wall())."""
     cmd = ["prlimit", "--as=%d" % mem, "--fsize=%d" % fsize, "--core=0", "--",
            "bwrap", "--die-with-parent", "--new-session", "--unshare-all", "--unshare-user",
            "--uid", "65534", "--gid", "65534", "--cap-drop", "ALL",
@@ -85,7 +150,7 @@ def argv(scratch: str, ro: Sequence[str] = (), rw: Sequence[str] = (),
     for link in ("bin", "lib", "lib64", "sbin"):
         if os.path.islink("/" + link):
             cmd += ["--symlink", os.readlink("/" + link), "/" + link]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    cmd += WALLS[wall_name or wall()] + ["--dev", "/dev", "--tmpfs", "/tmp"]
     for p in ro:
         cmd += ["--ro-bind", p, p]
     for p in rw:

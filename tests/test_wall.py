@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# SPDX-FileCopyrightText: 2026 The kasan-tags authors
+"""The sandbox's wall (vm/sandbox.py): the strongest one bwrap can build
+here, a container's where a new /proc is refused, and one clear line where
+none starts.  Pure: the probe is replaced; tests/check_container.py runs
+the real sandbox tests in a container."""
+import pytest
+
+import vm
+from vm import sandbox
+
+
+@pytest.fixture
+def probe(monkeypatch):
+    said = {}
+    monkeypatch.setattr(sandbox, "available", lambda: True)
+    monkeypatch.setattr(sandbox, "_probe", lambda name: said.get(name, ""))
+    monkeypatch.setattr(sandbox, "_WALL", [])
+    monkeypatch.delenv("KASAN_TAGS_WALL", raising=False)
+    return said
+
+
+def test_the_full_wall_where_it_starts(probe):
+    assert sandbox.wall() == "bwrap" and sandbox.wall_used() == "bwrap"
+    assert "--proc" in sandbox.argv("/tmp/x")
+
+
+def test_a_container_that_refuses_a_new_proc_gets_the_outer_one(probe):
+    probe["bwrap"] = "bwrap: Can't mount proc on /newroot/proc: Operation not permitted"
+    assert sandbox.wall() == "bwrap-outer-proc"
+    cmd = sandbox.argv("/tmp/x")
+    assert "--proc" not in cmd and cmd[cmd.index("/proc") - 1] == "--ro-bind"
+    assert "--unshare-all" in cmd and "--uid" in cmd
+
+
+def test_no_wall_is_one_clear_line_and_no_grading(probe):
+    probe["bwrap"] = probe["bwrap-outer-proc"] = "bwrap: No permissions to creating new namespace"
+    with pytest.raises(vm.KtError, match="the sandbox cannot start here") as e:
+        sandbox.wall()
+    assert "\n" not in str(e.value) and sandbox.wall_used() is None
+    with pytest.raises(vm.KtError):
+        sandbox.run(["/usr/bin/true"])
+
+
+def test_a_wall_can_be_asked_for_and_a_wrong_name_is_refused(probe, monkeypatch):
+    monkeypatch.setenv("KASAN_TAGS_WALL", "bwrap-outer-proc")
+    assert sandbox.wall() == "bwrap-outer-proc"
+    monkeypatch.setattr(sandbox, "_WALL", [])
+    monkeypatch.setenv("KASAN_TAGS_WALL", "none")
+    with pytest.raises(vm.KtError, match="not a wall"):
+        sandbox.wall()
