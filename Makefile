@@ -150,9 +150,11 @@ grade-class:
 		$(if $(JOBS),--jobs "$(JOBS)") $(if $(SHARD),--shard "$(SHARD)")
 
 # Gradescope: build/autograder.zip (setup.sh, run_autograder, this checkout,
-# the kernels of make dist -- or KERNELS=archive -- and the course secret)
+# the kernels of make dist -- or KERNELS=archive -- and the course secret;
+# AUTOGRADER_ZIP=path writes it elsewhere), laid out as Gradescope extracts it
 autograder:
-	@$(PY) -m classroom.autograder build $(if $(KERNELS),--kernels "$(KERNELS)")
+	@$(PY) -m classroom.autograder build $(if $(KERNELS),--kernels "$(KERNELS)") \
+		$(if $(AUTOGRADER_ZIP),--out "$(AUTOGRADER_ZIP)")
 
 # Students per hour, each lab's time at one CPU, a grading's peak memory
 bench-class:

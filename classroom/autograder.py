@@ -3,14 +3,17 @@
 """Gradescope: `make autograder` writes the autograder zip, and its
 run_autograder grades one submission with the code of `make grade-class`.
 
-    build/autograder.zip
+    build/autograder.zip, laid out as Gradescope extracts it, into
+    /autograder/source (its autograder_samples docs/specs.md):
       setup.sh          Gradescope runs it once, as root, on a fresh image:
                         make deps, then make import of the kernels
       run_autograder    grades $AUTOGRADER_ROOT/submission (default
                         /autograder) into results/results.json
-      source/           this checkout (git archive of HEAD, with the
-                        grader-only files), the kernels (make dist), and
-                        the course secret, which students never see
+      the checkout      git archive of HEAD, with the grader-only files,
+                        and its file list (TREE_FILES: make handout needs
+                        it where there is no .git)
+      kasan-tags-kernels.tar.zst   the kernels (make dist)
+      course-secret     which students never see
 
 results.json follows Gradescope's specification: one test per exercise
 and seed -- the student's own seed (visible at once) and the hidden one
@@ -30,6 +33,7 @@ import zipfile
 from typing import Dict, List, Optional
 
 import vm
+from classroom import handout
 from classroom.gradeclass import grade_one
 from classroom.secret import course_secret, seeds_of
 from classroom.summary import reasons
@@ -43,16 +47,20 @@ OUT = os.path.join(REPO, "build", "autograder.zip")
 SETUP = """#!/bin/sh
 # Gradescope's setup: the packages, then the kernels the labs need.
 set -eu
-cd /autograder/source
+cd "${AUTOGRADER_ROOT:-/autograder}/source"
 make deps </dev/null
-make import FILE=/autograder/source/kasan-tags-kernels.tar.zst </dev/null
+make import FILE="$PWD/kasan-tags-kernels.tar.zst" </dev/null
 """
 
+# Gradescope copies this to /autograder/run_autograder and runs it there;
+# the import root is set as the Makefile sets it.
 RUN = """#!/bin/sh
 # Gradescope runs this for each submission (files in /autograder/submission).
-cd /autograder/source
-KASAN_TAGS_COURSE_SECRET=/autograder/source/course-secret \\
-    exec /usr/bin/python3 -m classroom.autograder run
+set -eu
+cd "${AUTOGRADER_ROOT:-/autograder}/source"
+export PYTHONPATH="$PWD:$PWD/gdb-scripts"
+KASAN_TAGS_COURSE_SECRET="$PWD/course-secret" \\
+    exec /usr/bin/python3 -m classroom.autograder run "$@"
 """
 
 
@@ -147,16 +155,19 @@ def build(out: str = OUT, kernels: Optional[str] = None) -> str:
                 info = zipfile.ZipInfo(name)
                 info.external_attr = 0o755 << 16
                 z.writestr(info, text)
+            names = []
             with tarfile.open(src) as t:
                 for m in t.getmembers():
                     if m.isfile():
                         f = t.extractfile(m)
                         assert f is not None
-                        info = zipfile.ZipInfo("source/" + m.name)
+                        info = zipfile.ZipInfo(m.name)
                         info.external_attr = (m.mode & 0o777) << 16
                         z.writestr(info, f.read())
-            z.write(kernels, "source/kasan-tags-kernels.tar.zst")
-            z.writestr("source/course-secret", secret + b"\n")
+                        names.append(m.name)
+            z.writestr(handout.TREE_FILES, "".join(n + "\n" for n in sorted(names)))
+            z.write(kernels, "kasan-tags-kernels.tar.zst")
+            z.writestr("course-secret", secret + b"\n")
         os.replace(out + ".tmp", out)
         return out
     finally:
@@ -175,7 +186,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     def go() -> None:
         if a.cmd == "build":
-            print("autograder: %s (setup.sh, run_autograder, source/)" % build(a.out, a.kernels))
+            print("autograder: %s (setup.sh, run_autograder, the checkout, its kernels)"
+                  % build(a.out, a.kernels))
         else:
             vm.install_signal_handlers()
             print("autograder: %s" % run(lab=a.lab))
