@@ -29,6 +29,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 import zipfile
 from typing import Dict, List, Optional
 
@@ -94,13 +95,16 @@ def results(res: Dict) -> Dict:
             mine = [w for w in why if w.startswith("[hidden seed] ") == (tier == "hidden")]
             if e.get("why"):
                 got, mine = 0, [e["why"]] + mine
+            score = round(got * half / e["max_points"], 2) if e["max_points"] else 0
             tests.append({"name": "%s %s (%s)" % (e["id"], titles.get(e["id"], ""), label),
-                          "score": round(got * half / e["max_points"], 2) if e["max_points"]
-                          else 0, "max_score": half,
-                          "output": "\n".join(mine) or "All checks GOOD.",
-                          "visibility": vis})
+                          "number": "%s.%s" % (e["id"], 1 if tier == "own" else 2),
+                          "score": score, "max_score": half,
+                          "status": "passed" if score == half else "failed",
+                          "output": "\n".join("- " + w for w in mine) or "All checks GOOD.",
+                          "output_format": "md", "visibility": vis})
     demo = res.get("demonstrations", {"good": 0, "total": 0})
     return {"score": round(sum(t["score"] for t in tests), 2), "tests": tests,
+            "execution_time": res.get("execution_time", 0),
             "output": "kasan-tags: seed %s; demonstrations %d/%d GOOD; %d/%d exercises done; "
                       "the wall: %s." % (
                           res.get("seed"), demo["good"], demo["total"], res["exercises"]["done"],
@@ -121,7 +125,9 @@ def run(root: Optional[str] = None, lab: Optional[str] = None) -> str:
     seeds = seeds_of(sid)
     work = tempfile.mkdtemp(prefix="kt-autograder-")
     try:
+        t0 = time.time()
         res = grade_one(sub, os.path.join(work, sid + ".json"), lab, seeds, {})
+        res["execution_time"] = round(time.time() - t0)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     out = os.path.join(root, "results", "results.json")

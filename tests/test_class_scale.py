@@ -138,3 +138,6 @@ def test_run_autograder_on_a_simulated_root(tmp_path, monkeypatch):
     assert out == os.path.join(str(root), "results", "results.json") and valid(r) == []
     assert got["seeds"] == secret.seeds_of("ann.lee", b"a secret of at least sixteen bytes")
     assert r["tests"][0]["name"].startswith("1.1 ") and r["tests"][0]["score"] == 0.5
+    t = r["tests"][0]
+    assert (t["number"], t["status"], t["output_format"]) == ("1.1.1", "failed", "md")
+    assert isinstance(r["execution_time"], (int, float))
