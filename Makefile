@@ -2,7 +2,8 @@
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
 # kasan-tags: arm64 software tag-based KASAN, built, booted and explored.
 #
-#   make            deps + kernel + lab transcripts + site (the main job)
+#   make            deps + the default kernel + the site + lab 1's first step, live
+#   make transcripts  every lab graded, its transcripts captured again (teachers, CI)
 #   make check      every test (lint, KUnit gate, lab scenarios, gdb, labs, site)
 #   make test       the quick loop: unit tests and lint, no VM
 #
@@ -31,12 +32,19 @@ TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py vm/record.
 	Documentation/tools/pictures.py Documentation/tools/provenance.py Documentation/tools/outcome_target.py shared/tables.py gdb-scripts/kasan/modes.py \
 	vm/rsp.py classroom/copies.py
 
-.PHONY: all deps doctor kernel builddir boot run shell qemu-gdb gdb record replay lab grade handout test decode \
+.PHONY: all first-step deps doctor kernel builddir boot run shell qemu-gdb gdb record replay lab grade handout test decode \
 	submit hint grade-class grade-merge autograder bench-class \
 	transcripts site check lint mutation bench bench-keep bench-setup bench-collisions bench-decode bench-why fixtures clean \
 	dist import
 
-all: deps kernel transcripts site
+# A newcomer's first hour: the packages, the default kernel, the site (from
+# the transcripts and runs kept in the checkout) and one live proof that
+# they are this machine's: lab 1's first step prints its kept transcript.
+# Every other kernel is built on its first use (or comes from make import).
+all: deps kernel site first-step
+
+first-step:
+	@$(PY) -m labs.grade --first-step
 
 deps:
 	@vm/deps

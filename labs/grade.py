@@ -347,6 +347,27 @@ def grade(selected, only_steps=None, out=None):
     return s["score"] == s["total"] and s["total"] > 0
 
 
+def first_step():
+    """`make`'s live proof: lab 1's first step, run now, prints the
+    transcript the site shows (kept in labs/01-*/transcripts/), byte for
+    byte.  0 when it does."""
+    lab = labdata.load_all()[0]
+    step = next(s for s in lab.steps if s["name"] in shown_steps(lab))
+    run_step(lab.folder, step, {})
+    live, kept = transcript_path(lab.folder, step["name"]), stored_path(lab.folder, step["name"])
+    a, b = open(live).read(), open(kept).read()
+    if a == b:
+        print("first step: lab %d's %s step printed the site's transcript, byte for byte "
+              "(%s)" % (lab.number, step["name"], os.path.relpath(kept, REPO)))
+        return 0
+    n = next((i for i, (x, y) in enumerate(zip(a.splitlines(), b.splitlines())) if x != y),
+             min(len(a.splitlines()), len(b.splitlines())))
+    print("first step: lab %d's %s step printed another transcript than the site's: "
+          "%s and %s part at line %d" % (lab.number, step["name"], os.path.relpath(live, REPO),
+                                         os.path.relpath(kept, REPO), n + 1))
+    return 1
+
+
 def interactive(folder, step_name):
     """`make lab N=.. [STEP=..]`: QEMU halted in the background, gdb here."""
     lab = labdata.load_lab(folder)
@@ -388,6 +409,8 @@ def main(argv=None):
     ap.add_argument("--out", help="also write the results as JSON to this file")
     ap.add_argument("--store-transcripts", action="store_true",
                     help="keep the captured transcripts the pages show in labs/*/transcripts/")
+    ap.add_argument("--first-step", action="store_true",
+                    help="`make`: lab 1's first step prints the site's transcript")
     ap.add_argument("--list-variants", action="store_true",
                     help="print the kernels the labs need, comma-separated (make dist)")
     a = ap.parse_args(argv)
@@ -397,6 +420,12 @@ def main(argv=None):
         print("transcripts: %d kept in labs/*/transcripts/%s" % (
             kept, "; not captured: " + ", ".join(missing) if missing else ""))
         return 1 if missing else 0
+    if a.first_step:
+        try:
+            return first_step()
+        except vm.KtError as e:
+            print("kasan-tags: error: %s" % e)
+            return 2
     if a.list_variants:
         print(",".join(labdata.needed_variants(labdata.load_all())))
         return 0

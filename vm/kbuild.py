@@ -12,6 +12,7 @@ The key hashes RECIPE, the tarball, the clang version, the fragments and
 the patches: a change to any of them is a new directory, never a stale one.
 """
 
+import glob
 import json
 import os
 import shutil
@@ -286,6 +287,27 @@ def manifest_errors(bdir: str, outputs: Tuple[str, ...]) -> List[str]:
     return errs
 
 
+# What a cold build takes on 2 cores with no earlier build to go by
+# (shared/FACTS.md: 160-260 s each, about 35 s when ccache has it)
+FIRST_BUILD_GUESS = 240
+
+
+def expected_seconds() -> float:
+    """How long a kernel build takes here: the median of this cache's
+    builds that compiled (ccache misses), else FIRST_BUILD_GUESS."""
+    took = []
+    for info in glob.glob(os.path.join(cache.cache_root(), "build", "*", "obj",
+                                       "kt-variant.json")):
+        try:
+            with open(info) as f:
+                d = json.load(f)
+            if d.get("ccache", {}).get("misses", 1) > 100:
+                took.append(float(d["build_seconds"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return sorted(took)[len(took) // 2] if took else FIRST_BUILD_GUESS
+
+
 def build_kernel(variant: str) -> str:
     """Build (or reuse) the kernel of `variant`; return its build dir."""
     cache.preflight()
@@ -315,7 +337,9 @@ def build_kernel(variant: str) -> str:
         os.makedirs(bdir, exist_ok=True)
         blog = os.path.join(bdir, "kt-build.log")
         t0, cc0 = time.time(), ccache_counts()
-        log("building %s kernel in %s (log: %s)" % (variant, bdir, blog))
+        log("building the %s kernel, on its first use: about %d min on this machine "
+            "(`make import` takes a teacher's instead); log: %s" % (
+                variant, max(1, round(expected_seconds() / 60)), blog))
         kmake(src, bdir, "tinyconfig", logfile=blog, kbuild=a.kbuild)
         run([os.path.join(src, "scripts/kconfig/merge_config.sh"), "-m", "-O", bdir,
              os.path.join(bdir, ".config")] + frags, logfile=blog)
