@@ -32,7 +32,7 @@ TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py vm/record.
 	Documentation/tools/pictures.py Documentation/tools/provenance.py Documentation/tools/outcome_target.py shared/tables.py gdb-scripts/kasan/modes.py \
 	vm/rsp.py classroom/copies.py
 
-.PHONY: all first-step deps doctor kernel builddir boot run shell qemu-gdb gdb record replay lab grade handout test decode \
+.PHONY: all first-step image deps doctor kernel builddir boot run shell qemu-gdb gdb record replay lab grade handout test decode \
 	submit hint grade-class grade-merge autograder bench-class \
 	transcripts site check lint mutation bench bench-keep bench-setup bench-collisions bench-decode bench-why fixtures clean \
 	dist import
@@ -163,6 +163,11 @@ grade-class:
 autograder:
 	@$(PY) -m classroom.autograder build $(if $(KERNELS),--kernels "$(KERNELS)") \
 		$(if $(AUTOGRADER_ZIP),--out "$(AUTOGRADER_ZIP)")
+
+# The course as OCI images from Debian's packages (classroom/image.py):
+# FLAVOUR=student or grader, both by default; build/images/*.tar for docker load
+image:
+	@$(PY) -m classroom.image $(FLAVOUR)
 
 # Students per hour, each lab's time at one CPU, a grading's peak memory
 bench-class:

@@ -37,6 +37,7 @@ from tests.check_kernels import (check_checkpatch, check_decode, check_gdb_live,
 from tests.check_processes import check_cleanup, check_signals
 from tests.check_mistakes import check_mistakes_live
 from tests.check_container import check_container
+from tests.check_image import check_image
 from tests.check_integrity import check_integrity
 from tests.check_sandbox import check_sandbox
 from tests.checklib import HANDOUT, OUT, PY, REPO
@@ -52,6 +53,7 @@ CHECKS = [
     ("sandbox", check_sandbox),
     ("integrity", check_integrity),
     ("container", check_container),
+    ("image", check_image),
     ("mistakes-live", check_mistakes_live),
     ("transcripts-kept", check_transcripts_kept),
     ("site-anywhere", check_site_anywhere),

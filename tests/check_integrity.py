@@ -23,8 +23,8 @@ import shutil
 import time
 
 from labs.lab import by_number
-from tests.check_sandbox import ex_points, make
-from tests.checklib import OUT, REPO, kept_env, record
+from tests.check_sandbox import ex_points, grade_class, make
+from tests.checklib import OUT, REPO, record
 
 TOP = os.path.join(OUT, "integrity")
 SOLVED_STOP = "finish\nset $obj = (unsigned long)$\n"
@@ -61,11 +61,7 @@ def check_integrity():
             f.write(text)
     with open(os.path.join(trees, "erin", "student.toml"), "w") as f:
         f.write('id = "bob"\nseed = 2\n')
-    env = dict(kept_env(), KASAN_TAGS_COURSE_SECRET=os.path.join(TOP, "secret"))
-    with open(env["KASAN_TAGS_COURSE_SECRET"], "w") as f:
-        f.write("a course secret for make check's integrity class\n")
-    rc, out = make(["-C", REPO, "grade-class", "CLASS=" + trees, "OUT=" + results, "N=1"],
-                   REPO, os.path.join(TOP, "grade-class.out"), env)
+    env, rc, out = grade_class(TOP, trees, results)
     got = {}
     for name in texts:
         try:

@@ -186,6 +186,17 @@ def make(args, cwd, log, env):
     return p.returncode, open(log, errors="replace").read()
 
 
+def grade_class(top, trees, results):
+    """make grade-class N=1 of the trees, under a course secret of make
+    check's own: (its environment, exit code, output)."""
+    env = dict(kept_env(), KASAN_TAGS_COURSE_SECRET=os.path.join(top, "secret"))
+    with open(env["KASAN_TAGS_COURSE_SECRET"], "w") as f:
+        f.write("a course secret for make check's class only (%s)\n" % os.path.basename(top))
+    rc, out = make(["-C", REPO, "grade-class", "CLASS=" + trees, "OUT=" + results, "N=1"],
+                   REPO, os.path.join(top, "grade-class.out"), env)
+    return env, rc, out
+
+
 SUMMARY = ("summary.csv", "summary.json", "summary.html")
 
 
@@ -308,11 +319,7 @@ def check_sandbox():
             f.write(hostile_python(TOP, results, net.port))
         with open(os.path.join(trees, "mallory", tagstop), "w") as f:
             f.write(hostile_gdb(TOP, net.port))
-        env = dict(kept_env(), KASAN_TAGS_COURSE_SECRET=os.path.join(TOP, "secret"))
-        with open(env["KASAN_TAGS_COURSE_SECRET"], "w") as f:
-            f.write("a course secret for make check's class only\n")
-        rc, out = make(["-C", REPO, "grade-class", "CLASS=" + trees, "OUT=" + results, "N=1"],
-                       REPO, os.path.join(TOP, "grade-class.out"), env)
+        env, rc, out = grade_class(TOP, trees, results)
         got = {}
         for name in ("ann", "bob", "carol", "mallory"):
             try:
