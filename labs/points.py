@@ -26,12 +26,16 @@ def is_key(name, key):
 
 
 def missing_keys(results, key):
-    """The key prefixes that no check of these results answers: a check
-    renamed, or a run that never got that far.  Each is a BAD check of its
-    own (keyed, so the exercise earns 0), never a key silently skipped."""
-    return [(k + " (no such check ran)", False,
-             "no check of this exercise starts so (steps.toml key)")
-            for k in key or () if not any(n.startswith(k) for n, _, _ in results)]
+    """The key prefixes that no check of these results answers (a check
+    renamed, or work that stopped before it), as one BAD check named by
+    the first (keyed, so the exercise earns 0): never a key silently
+    skipped, and one line, not one per key, for work not started."""
+    lost = [k for k in key or () if not any(n.startswith(k) for n, _, _ in results)]
+    if not lost:
+        return []
+    more = "; nor %d more of its key checks" % (len(lost) - 1) if len(lost) > 1 else ""
+    return [(lost[0] + " (no such check ran%s)" % more, False,
+             "the exercise's point was not checked: no check of it starts so (steps.toml key)")]
 
 
 def credit(points, results, key=()):
