@@ -198,3 +198,11 @@ def test_no_module_but_a_test_over_500_lines(project):
     big = {f: t.count("\n") for f, t in files.items()
            if not is_test(f) and t.count("\n") > MAX_LINES}
     assert not big, big
+
+
+def test_the_readme_is_a_door_not_a_wall():
+    """At most 150 lines: what this is, the two commands, a path for each
+    reader; the detail lives on the site's pages."""
+    with open(os.path.join(REPO, "README.md")) as f:
+        n = sum(1 for _ in f)
+    assert n <= 150, "README.md has %d lines (at most 150: move the detail to a page)" % n
