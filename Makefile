@@ -3,7 +3,7 @@
 # kasan-tags: arm64 software tag-based KASAN, built, booted and explored.
 #
 #   make            deps + the default kernel + the site + lab 1's first step, live
-#   make transcripts  every lab graded, its transcripts captured again (teachers, CI)
+#   make transcripts  every lab graded, its transcripts captured again (teachers)
 #   make check      every test (lint, KUnit gate, lab scenarios, gdb, labs, site)
 #   make test       the quick loop: unit tests and lint, no VM
 #

@@ -40,7 +40,7 @@ def missing_keys(results, key):
 
 def credit(points, results, key=()):
     """An exercise's points.  A key check BAD (the exercise's point missed:
-    the stop in 1.3, the granules in 1.1) earns 0; otherwise its share of
+    the stop in 1.3, access_ok's answers in 1.1) earns 0; otherwise its share of
     GOOD checks (partial credit for the rest), rounded to hundredths.  A
     TEACHER check earns nothing here (the teacher's grading decides)."""
     if not results or any(ok is False for n, ok, _ in results if is_key(n, key)):

@@ -49,3 +49,14 @@ def test_a_wall_can_be_asked_for_and_a_wrong_name_is_refused(probe, monkeypatch)
     monkeypatch.setenv("KASAN_TAGS_WALL", "none")
     with pytest.raises(vm.KtError, match="not a wall"):
         sandbox.wall()
+
+
+def test_make_grade_stops_in_one_line_where_no_wall_starts(probe, capsys, monkeypatch):
+    """Before any step runs (no page of BADs, no silent 0)."""
+    from labs import grade
+    probe["bwrap"] = probe["bwrap-outer-proc"] = "bwrap: setting up uid map: Permission denied"
+    monkeypatch.setattr(grade, "run_step", lambda *a, **k: pytest.fail("a step ran"))
+    monkeypatch.setenv("SEED", "1")
+    assert grade.main(["-n", "1"]) == 2
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith("kasan-tags: error: the sandbox cannot start")

@@ -36,7 +36,7 @@ from vm import cache
 from vm.base import REPO, KtError, Lock, log
 from vm.initramfs import BUSYBOX
 from vm import qemupkg
-from vm.kbuild import build_dir, key_parts, manifest_errors, outputs
+from vm.kbuild import build_dir, build_kernel, key_parts, manifest_errors, outputs
 from vm.qemu import machine_of_variant
 from vm.variant import variants
 
@@ -92,15 +92,15 @@ def complete(v: str) -> bool:
 
 
 def dist(path: str, names: Sequence[str]) -> Dict[str, Any]:
-    """Write the archive of the variants `names` (each built) to `path`."""
+    """Write the archive of the variants `names` to `path`, building first
+    any of them that is not built yet (a kernel is built on its first use)."""
     root = cache.cache_root()
     meta: Dict[str, Any] = {"format": FORMAT, "cache_root": root, "variants": {}}
     members = []
     for v in names:
         bdir = build_dir(v)
         if not complete(v):
-            raise KtError("variant %s is not built in %s; run `make kernel VARIANT=%s` "
-                          "first" % (v, bdir, v))
+            build_kernel(v)
         rel = os.path.relpath(bdir, root)
         meta["variants"][v] = {"dir": rel, "key": dict(key_parts(v))}
         members += [os.path.join(rel, p) for p in shipped(bdir)]
