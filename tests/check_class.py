@@ -251,7 +251,7 @@ def check_handout(n_exercises):
     found = handout.leaks(dest)
     record("handout: no solution text in the student tree (nor a stored run of an exercise "
            "step, nor a kt-teacher line)", not found, "%d found" % len(found), 0, found[:10])
-    from labs import implscan
+    from classroom import implscan
     t0 = time.time()
     impl = implscan.implementations(dest)
     record("handout: no function of its code answers a Python exercise as the solution does "

@@ -14,6 +14,7 @@ Pure helpers first (they are tested on planted trees), then the rules.
 """
 import ast
 import os
+import re
 import subprocess
 from typing import Dict, List, Set
 
@@ -78,6 +79,29 @@ def graph(files: Dict[str, str]) -> Dict[str, Set[str]]:
                 deps.add(".".join(parts))
         out[mod] = deps
     return out
+
+
+def dangling(files: Dict[str, str]) -> List[str]:
+    """'file: from PKG import NAME' for each import from a package of the
+    project that names neither a module of it nor a name its __init__.py
+    defines: a module that moved, still imported where it was (inside a
+    function it fails only when that function runs)."""
+    names = {module_name(rel): rel for rel in files}
+    out = []
+    for rel, text in files.items():
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.ImportFrom) or node.level or node.module not in names:
+                continue
+            init = files[names[node.module]]
+            if not names[node.module].endswith("__init__.py"):
+                continue
+            for a in node.names:
+                if node.module + "." + a.name in names:
+                    continue
+                if not re.search(r"^(def|class) %s\b|^%s\s*=|\bimport .*\b%s\b" % (
+                        (re.escape(a.name),) * 3), init, re.M):
+                    out.append("%s: from %s import %s" % (rel, node.module, a.name))
+    return sorted(out)
 
 
 def circles(g: Dict[str, Set[str]]) -> List[List[str]]:
@@ -163,6 +187,16 @@ def test_relative_and_package_imports_resolve():
     assert room_breaches(g) == ["kasan.t -> labs.lab"]   # a test may cross
 
 
+def test_an_import_of_a_module_that_moved_is_found():
+    files = {"labs/__init__.py": "", "labs/lab.py": "", "classroom/__init__.py": "",
+             "classroom/implscan.py": "", "vm/__init__.py": "from vm.base import KtError\n",
+             "vm/base.py": "", "tests/t.py": "def f():\n    from labs import implscan\n"
+             "    from classroom import implscan\n    from labs import lab\n"
+             "    from vm import KtError, nothing\n"}
+    assert dangling(files) == ["tests/t.py: from labs import implscan",
+                               "tests/t.py: from vm import nothing"]
+
+
 def test_the_course_importing_the_classroom_is_a_breach():
     g = graph({"labs/grade.py": "def f():\n    from classroom import secret\n",
                "classroom/secret.py": "from labs import student\n", "labs/student.py": ""})
@@ -179,6 +213,10 @@ def project():
 
 def test_no_import_circle(project):
     assert circles(project[1]) == []
+
+
+def test_every_import_of_the_project_names_what_exists(project):
+    assert dangling(project[0]) == []
 
 
 def test_no_import_across_a_wall(project):
