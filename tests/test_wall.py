@@ -20,15 +20,15 @@ def probe(monkeypatch):
     return said
 
 
-def test_the_full_wall_where_it_starts(probe):
+def test_the_full_wall_where_it_starts(probe, tmp_path):
     assert sandbox.wall() == "bwrap" and sandbox.wall_used() == "bwrap"
-    assert "--proc" in sandbox.argv("/tmp/x")
+    assert "--proc" in sandbox.argv(str(tmp_path))
 
 
-def test_a_container_that_refuses_a_new_proc_gets_the_outer_one(probe):
+def test_a_container_that_refuses_a_new_proc_gets_the_outer_one(probe, tmp_path):
     probe["bwrap"] = "bwrap: Can't mount proc on /newroot/proc: Operation not permitted"
     assert sandbox.wall() == "bwrap-outer-proc"
-    cmd = sandbox.argv("/tmp/x")
+    cmd = sandbox.argv(str(tmp_path))
     assert "--proc" not in cmd and cmd[cmd.index("/proc") - 1] == "--ro-bind"
     assert "--unshare-all" in cmd and "--uid" in cmd
 
