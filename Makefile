@@ -4,7 +4,8 @@
 #
 #   make            deps + the default kernel + the site + lab 1's first step, live
 #   make transcripts  every lab graded, its transcripts captured again (teachers)
-#   make check      every test (lint, KUnit gate, lab scenarios, gdb, labs, site)
+#   make check      the quick tier of the tests (lint, KUnit gate, scenarios, gdb, labs, site);
+#                   TIER=all: every test, the slower tier too (classes, images, plants)
 #   make test       the quick loop: unit tests and lint, no VM
 #
 # The logic lives in vm/, labs/, gdb-scripts/, bench/; this file only names
@@ -26,14 +27,15 @@ SEED ?=
 export SEED
 
 # What `make lint` reads: every Python file and shell script of the checkout.
-SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode $(wildcard labs/*/*.sh) classroom/ci/grade-class.slurm
+SHELL_SCRIPTS := vm/deps .ci/run gdb-scripts/kasan-decode $(wildcard labs/*/*.sh) classroom/ci/grade-class.slurm \
+	classroom/pl-grade classroom/enter-userland
 TYPED := vm/ktap.py vm/variant.py vm/metrics.py vm/base.py vm/dist.py vm/record.py vm/runcache.py \
 	gdb-scripts/kasan/report.py gdb-scripts/kasan/report_format.py gdb-scripts/kasan/report_summary.py gdb-scripts/kasan/tags.py labs/lab.py classroom/handout.py labs/edition.py labs/student.py classroom/secret.py classroom/submit.py labs/mistakes.py bench/table.py \
 	Documentation/tools/pictures.py Documentation/tools/provenance.py Documentation/tools/outcome_target.py shared/tables.py gdb-scripts/kasan/modes.py \
-	vm/rsp.py classroom/copies.py
+	vm/rsp.py classroom/copies.py classroom/prairielearn.py tests/jobcache.py
 
 .PHONY: all first-step image deps doctor kernel builddir boot run shell qemu-gdb gdb record replay lab grade handout test decode \
-	submit hint grade-class grade-merge autograder bench-class \
+	submit hint grade-class grade-merge autograder bench-class bench-gradescope \
 	transcripts site check lint mutation bench bench-keep bench-setup bench-collisions bench-decode bench-why fixtures clean \
 	dist import
 
@@ -84,7 +86,10 @@ record:
 replay:
 	@$(KT) replay --run "$(SCENARIO)" --cmdline "kunit.enable=0 $(CMDLINE)"
 
-# make check LIST=1 names the checks; ONLY=a,b runs those, SKIP=a,b the rest.
+# make check runs the quick tier and names the slower one, TIER=all both
+# (tests/check.py: SLOW); LIST=1 names the checks; ONLY=a,b runs those, SKIP=a,b the rest;
+# a job that passed on the very same inputs is shown as kept (tests/jobcache.py),
+# FRESH=1 runs every job.
 check:
 	@$(PY) -m tests.check $(if $(LIST),--list) --only "$(ONLY)" --skip "$(SKIP)"
 
@@ -129,9 +134,11 @@ lab:
 # Its results (every check, GOOD or BAD) go to OUT=, by default to
 # build/grade/results[-N[-STEP]].json: the site's :outcome: sentences
 # (Documentation/tools/ktoutcome.py) are checked against the last grading.
+# DEMOS=no: the exercises' steps only (grade-class grades the demonstrations
+# once per class).
 grade:
 	@mkdir -p build/grade
-	@$(PY) -m labs.grade $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP)) \
+	@$(PY) -m labs.grade $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP)) $(if $(filter no,$(DEMOS)),--exercises-only) \
 		--out $(or $(OUT),build/grade/results$(if $(N),-$(N))$(if $(STEP),-$(STEP)).json)
 
 # The next, more specific hint for a known mistake the last `make grade` of
@@ -158,11 +165,12 @@ grade-class:
 		$(if $(JOBS),--jobs "$(JOBS)") $(if $(SHARD),--shard "$(SHARD)")
 
 # Gradescope: build/autograder.zip (setup.sh, run_autograder, this checkout,
-# the kernels of make dist -- or KERNELS=archive -- and the course secret;
+# the kernels of make dist -- or KERNELS=archive --, the Debian 12 userland
+# it runs in on any base -- USERLAND=none leaves it out -- and the course secret;
 # AUTOGRADER_ZIP=path writes it elsewhere), laid out as Gradescope extracts it
 autograder:
 	@$(PY) -m classroom.autograder build $(if $(KERNELS),--kernels "$(KERNELS)") \
-		$(if $(AUTOGRADER_ZIP),--out "$(AUTOGRADER_ZIP)")
+		$(if $(AUTOGRADER_ZIP),--out "$(AUTOGRADER_ZIP)") $(if $(USERLAND),--userland "$(USERLAND)")
 
 # The course as OCI images from Debian's packages (classroom/image.py):
 # FLAVOUR=student or grader, both by default; build/images/*.tar for docker load
@@ -172,6 +180,10 @@ image:
 # Students per hour, each lab's time at one CPU, a grading's peak memory
 bench-class:
 	@$(PY) -m classroom.bench_class $(BENCH_CLASS)
+
+# One Gradescope submission's time and peak memory at half a CPU and 768 MB
+bench-gradescope:
+	@$(PY) -m classroom.bench_gradescope
 
 # The slices of SHARD=i/n gradings, copied into one OUT: one summary
 grade-merge:

@@ -12,10 +12,11 @@ copyright = ("2026, the kasan-tags authors (pages: CC-BY-SA-4.0; code: GPL-2.0-o
              "the v9 patches, cover letter and kernel excerpts: their authors, GPL-2.0-only "
              "(Sources and licences)")
 extensions = ["sphinx_copybutton", "Documentation.tools.ktcite", "Documentation.tools.ktoutcome"]
-# :src: and :v9: citations (Documentation/tools/ktcite.py) resolve against
-# these at build time; one that does not resolve fails `sphinx-build -W`.
+# :src:, :v9: and :kt: citations (Documentation/tools/ktcite.py) resolve
+# against these at build time; one that does not resolve fails `sphinx-build -W`.
 kt_linux_tree = vm.pristine_tree()[0]
 kt_v9_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "patches", "v9")
+kt_repo = os.path.dirname(os.path.abspath(__file__))
 # :outcome: sentences (Documentation/tools/ktoutcome.py) are checked against
 # build/gen/checks.json (page_checks.py): the lab checks' names and the last
 # grading's results; a check that does not exist or did not pass fails -W.
@@ -35,6 +36,11 @@ exclude_patterns = [
     "build/bench", "build/grade", "build/site-check", "build/site-teacher",
     "build/handout", "build/handout-check", "build/bench-class", "build/autograder*",
 ]
+# Everything else under build/ is output (a bench's unpacked userland, the
+# images' payloads, ...), never a page: only build/gen holds pages
+_BUILD = os.path.join(os.path.dirname(os.path.abspath(__file__)), "build")
+exclude_patterns += ["build/" + d for d in sorted(os.listdir(_BUILD)) if d != "gen"] \
+    if os.path.isdir(_BUILD) else []
 copybutton_selector = "div.highlight-console pre, div.highlight-shell pre"
 copybutton_prompt_text = r"\$ |\(gdb\) "
 copybutton_prompt_is_regexp = True

@@ -8,10 +8,11 @@ property of a seed, not noise: this boots the kernel once per seed 1..N
 with the `collision` and `uaf-realloc` scenarios and prints how often a
 reused slot got its old tag back, beside what the generator predicts:
 
-  sw-tags: 6.1's per-CPU LCG modulo 254 (mm/kasan/sw_tags.c,
-           kasan_random_tag()): consecutive draws alternate parity, so a
-           slot reallocated at once never repeats its tag (gap 0), and the
-           draw after next repeats it 1 time in 127 (gap 1).
+  sw-tags: 6.1's per-CPU LCG, a 32-bit state whose output is taken
+           modulo 254 (mm/kasan/sw_tags.c, kasan_random_tag()): consecutive
+           draws alternate parity, so a slot reallocated at once never
+           repeats its tag (gap 0), and the draw after next repeats it 1
+           time in 127 (gap 1).
   hw-tags: QEMU's IRG, an LFSR over the 14 tags 0xf0..0xfd
            (gdb-scripts/kasan/modes.py: HW_REPEAT): 2/16 and 19/256.
 

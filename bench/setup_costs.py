@@ -16,7 +16,10 @@
                   student's first command after `make deps`
     --cold-ci     CI from nothing: a fresh clone of this checkout's HEAD
                   and an empty cache (so an empty ccache), `.ci/run` (make
-                  deps, then make check, which builds every kernel)
+                  deps, then make check TIER=all, which builds every kernel)
+    --cold-make   a newcomer: a fresh clone, an empty cache, `make` (the
+                  default kernel, the site, lab 1's first step), then
+                  `make lab N=1` with gdb's input at its end
 
 Figures are printed, never asserted.  The builds are real and long: run
 one section at a time (--builds is instant).
@@ -193,8 +196,10 @@ def cold_ci():
         log = os.path.join(top, "ci.log")
         t0 = time.time()
         with open(log, "w") as f:
-            p = subprocess.run([os.path.join(clone, ".ci", "run")], env=env, stdout=f,
-                               stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            # a child that dies with this bench (vm/proc.py), its group too
+            p = vm.spawn([os.path.join(clone, ".ci", "run")], env=env, stdout=f,
+                         stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            p.wait()
         total = time.time() - t0
         text = open(log, errors="replace").read()
         builds = sum(float(x) for x in re.findall(r"kt: built \S+ in (\d+) s", text))
@@ -203,11 +208,14 @@ def cold_ci():
         for ln in text.splitlines():
             if ln.startswith("FAIL"):
                 print(ln)
-        if p.returncode:
-            # what failed stays to be read: the log, outside the folder removed below
-            kept = os.path.join(tempfile.gettempdir(), "kt-cold-ci.log")
-            shutil.copy(log, kept)
-            print("the whole log: %s" % kept)
+        # the log stays to be read (what failed, each tier's time), outside
+        # the folder removed below
+        kept = os.path.join(tempfile.gettempdir(), "kt-cold-ci.log")
+        shutil.copy(log, kept)
+        print("the whole log: %s" % kept)
+        for ln in text.splitlines():
+            if ln.startswith("  [the ") or ln.startswith("  [kernels:"):
+                print(ln)
     finally:
         shutil.rmtree(top, ignore_errors=True)
     print("cold CI (.ci/run on a fresh clone, empty cache and ccache): %.1f min (goal 45), "
@@ -215,13 +223,44 @@ def cold_ci():
           % (total / 60, p.returncode, builds / 60, summary))
 
 
+def cold_make():
+    top = tempfile.mkdtemp(prefix="kt-cold-make-")
+    clone = os.path.join(top, "clone")
+    env = {k: x for k, x in os.environ.items() if not k.startswith("MAKE")}
+    env["KASAN_TAGS_CACHE"] = os.path.join(top, "cache")
+    env.pop("KASAN_TAGS_RUNCACHE", None)
+    try:
+        subprocess.run(["git", "clone", "-q", vm.REPO, clone], check=True)
+        t0 = time.time()
+        with open(os.path.join(top, "make.log"), "w") as f:
+            p = vm.spawn(["make", "-C", clone], env=env, stdout=f, stderr=subprocess.STDOUT,
+                         stdin=subprocess.DEVNULL)
+            p.wait()
+        total = time.time() - t0
+        last = open(os.path.join(top, "make.log"), errors="replace").read().strip()
+        site = os.path.join(clone, "build", "site")
+        pages = sum(f.endswith(".html") for _, _, fs in os.walk(site) for f in fs)
+        t1 = time.time()
+        lab = subprocess.run(["make", "-C", clone, "lab", "N=1"], env=env, capture_output=True,
+                             text=True, stdin=subprocess.DEVNULL, timeout=600)
+        t_lab = time.time() - t1
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+    print("cold make (a fresh clone, an empty cache and ccache, 2 cores): %.1f min (goal 8), "
+          "exit %d, %d pages in build/site; its last line: %s"
+          % (total / 60, p.returncode, pages, last.splitlines()[-1:]))
+    print("then make lab N=1 (gdb's input at its end): exit %d in %.0f s"
+          % (lab.returncode, t_lab))
+
+
 def main(argv=None):
     vm.install_signal_handlers()
     ap = argparse.ArgumentParser(prog="bench/setup_costs.py", description=__doc__.split("\n")[0])
-    for opt in ("--builds", "--debug-info", "--rebuild", "--first-lab", "--cold-ci"):
+    for opt in ("--builds", "--debug-info", "--rebuild", "--first-lab", "--cold-ci",
+                "--cold-make"):
         ap.add_argument(opt, action="store_true")
     a = ap.parse_args(argv)
-    if not (a.builds or a.debug_info or a.rebuild or a.first_lab or a.cold_ci):
+    if not (a.builds or a.debug_info or a.rebuild or a.first_lab or a.cold_ci or a.cold_make):
         a.builds = True
     if a.builds:
         show_builds()
@@ -233,6 +272,8 @@ def main(argv=None):
         first_lab()
     if a.cold_ci:
         cold_ci()
+    if a.cold_make:
+        cold_make()
     return 0
 
 

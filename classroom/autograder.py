@@ -5,14 +5,17 @@ run_autograder grades one submission with the code of `make grade-class`.
 
     build/autograder.zip, laid out as Gradescope extracts it, into
     /autograder/source (its autograder_samples docs/specs.md):
-      setup.sh          Gradescope runs it once, as root, on a fresh image:
-                        make deps, then make import of the kernels
+      setup.sh          Gradescope runs it once, as root, on a fresh image
+                        of any distribution: it unpacks the userland, and
+                        in it imports the kernels
       run_autograder    grades $AUTOGRADER_ROOT/submission (default
                         /autograder) into results/results.json
-      the checkout      git archive of HEAD, with the grader-only files,
-                        and its file list (TREE_FILES: make handout needs
-                        it where there is no .git)
+      the checkout      its files (committed or not), with the grader-only
+                        files, and their list (TREE_FILES: make handout
+                        needs it where there is no .git)
       kasan-tags-kernels.tar.zst   the kernels (make dist)
+      debian12.tar      the Debian 12 userland the course runs in, on any
+                        base (classroom/enter-userland)
       course-secret     which students never see
 
 results.json follows Gradescope's specification: one test per exercise
@@ -27,7 +30,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 import zipfile
@@ -46,22 +48,49 @@ ROOT_ENV = "AUTOGRADER_ROOT"
 OUT = os.path.join(REPO, "build", "autograder.zip")
 
 SETUP = """#!/bin/sh
-# Gradescope's setup: the packages, then the kernels the labs need.
+# Gradescope's setup, once, as root, on whatever base the autograder runs on:
+# the Debian 12 userland the course runs in (debian12.tar: Debian's packages,
+# vm/images/course.txt) is unpacked beside the source, then, in it
+# (classroom/enter-userland), the kernels the labs need are imported.  It
+# needs sh, tar and a user namespace of the base, not its network.
 set -eu
-cd "${AUTOGRADER_ROOT:-/autograder}/source"
-make deps </dev/null
-make import FILE="$PWD/kasan-tags-kernels.tar.zst" </dev/null
+ROOT=${AUTOGRADER_ROOT:-/autograder}
+SRC=$ROOT/source
+rm -rf "$ROOT/debian12"
+mkdir -p "$ROOT/debian12"
+# its /dev is the container's (a container may not make device nodes)
+tar -xf "$SRC/debian12.tar" -C "$ROOT/debian12" --numeric-owner --exclude='./dev/*'
+rm -f "$SRC/debian12.tar"
+"$SRC/classroom/enter-userland" make -s import \\
+    FILE=/autograder/source/kasan-tags-kernels.tar.zst </dev/null
+echo "setup: the Debian 12 userland and the kernels are in $ROOT/debian12"
 """
 
-# Gradescope copies this to /autograder/run_autograder and runs it there;
-# the import root is set as the Makefile sets it.
+# Gradescope copies this to /autograder/run_autograder and runs it there.
+# A grading that cannot start still leaves a results.json that says so.
 RUN = """#!/bin/sh
 # Gradescope runs this for each submission (files in /autograder/submission).
-set -eu
-cd "${AUTOGRADER_ROOT:-/autograder}/source"
-export PYTHONPATH="$PWD:$PWD/gdb-scripts"
-KASAN_TAGS_COURSE_SECRET="$PWD/course-secret" \\
-    exec /usr/bin/python3 -m classroom.autograder run "$@"
+set -u
+ROOT=${AUTOGRADER_ROOT:-/autograder}
+rm -f "$ROOT/results/results.json"
+# shellcheck disable=SC2016 # expanded by the sh that runs it, in the source
+GRADE='export PYTHONPATH="$PWD:$PWD/gdb-scripts" KASAN_TAGS_COURSE_SECRET="$PWD/course-secret"
+exec /usr/bin/python3 -m classroom.autograder run "$@"'
+if [ -d "$ROOT/debian12/usr" ]; then
+    "$ROOT/source/classroom/enter-userland" sh -c "$GRADE" sh "$@"
+else
+    # no userland unpacked: a Debian 12 machine with make deps done
+    (cd "$ROOT/source" && sh -c "$GRADE" sh "$@")
+fi
+rc=$?
+if [ ! -s "$ROOT/results/results.json" ]; then
+    mkdir -p "$ROOT/results"
+    printf '{"score": 0, "tests": [], "output": "%s"}\\n' \\
+        "kasan-tags could not grade this submission (exit $rc): this is not a grade; \\
+the autograder's output says why." \\
+        >"$ROOT/results/results.json"
+fi
+exit $rc
 """
 
 
@@ -138,10 +167,19 @@ def run(root: Optional[str] = None, lab: Optional[str] = None) -> str:
     return out
 
 
-def build(out: str = OUT, kernels: Optional[str] = None) -> str:
+def build(out: str = OUT, kernels: Optional[str] = None,
+          userland: Optional[str] = None) -> str:
     """Write the autograder zip; kernels: a `make dist` archive (made now
-    if not given)."""
+    if not given); userland: the Debian 12 root filesystem's tar (by
+    default vm/images/course.txt's, made by mmdebstrap if it is not
+    cached yet; "none" leaves it out: then setup.sh is for a Debian 12
+    base only)."""
+    from vm import container
     secret = course_secret()
+    if userland != "none":
+        userland = userland or container.rootfs("course")
+        if not os.path.isfile(userland):
+            raise vm.KtError("USERLAND=%s: no such file" % userland)
     tmp = tempfile.mkdtemp(prefix="kt-autograder-zip-")
     try:
         if not kernels:
@@ -150,34 +188,45 @@ def build(out: str = OUT, kernels: Optional[str] = None) -> str:
                                capture_output=True, text=True)
             if p.returncode:
                 raise vm.KtError("make dist failed: %s" % (p.stdout + p.stderr).strip()[-300:])
-        src = os.path.join(tmp, "source.tar")
-        p = subprocess.run(["git", "-C", REPO, "archive", "--format=tar", "-o", src, "HEAD"],
-                           capture_output=True, text=True)
-        if p.returncode:
-            raise vm.KtError("git archive failed: %s" % p.stderr.strip())
         os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
         with zipfile.ZipFile(out + ".tmp", "w", zipfile.ZIP_DEFLATED) as z:
             for name, text in (("setup.sh", SETUP), ("run_autograder", RUN)):
                 info = zipfile.ZipInfo(name)
                 info.external_attr = 0o755 << 16
                 z.writestr(info, text)
-            names = []
-            with tarfile.open(src) as t:
-                for m in t.getmembers():
-                    if m.isfile():
-                        f = t.extractfile(m)
-                        assert f is not None
-                        info = zipfile.ZipInfo(m.name)
-                        info.external_attr = (m.mode & 0o777) << 16
-                        z.writestr(info, f.read())
-                        names.append(m.name)
+            # the checkout's files as they are (committed or not): its list
+            # goes with them, where there is no .git (classroom/handout.py)
+            names = [n for n in handout.tree_files() if n != handout.TREE_FILES]
+            for name in names:
+                path = os.path.join(REPO, name)
+                info = zipfile.ZipInfo(name)
+                info.external_attr = (os.stat(path).st_mode & 0o777) << 16
+                with open(path, "rb") as f:
+                    z.writestr(info, f.read())
             z.writestr(handout.TREE_FILES, "".join(n + "\n" for n in sorted(names)))
             z.write(kernels, "kasan-tags-kernels.tar.zst")
+            if userland != "none":
+                # level 1: a gigabyte of Debian, deflated in seconds, not minutes
+                z.write(userland, "debian12.tar", zipfile.ZIP_DEFLATED, 1)
             z.writestr("course-secret", secret + b"\n")
         os.replace(out + ".tmp", out)
         return out
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def unpack(zpath: str, root: str) -> List[str]:
+    """The zip as Gradescope lays it out: extracted into root/source, with
+    its modes, and run_autograder copied to root.  Its names."""
+    with zipfile.ZipFile(zpath) as z:
+        for info in z.infolist():
+            z.extract(info, os.path.join(root, "source"))
+            os.chmod(os.path.join(root, "source", info.filename),
+                     (info.external_attr >> 16) & 0o777 or 0o644)
+        names = z.namelist()
+    shutil.copy(os.path.join(root, "source", "run_autograder"),
+                os.path.join(root, "run_autograder"))
+    return names
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -186,14 +235,17 @@ def main(argv: Optional[List[str]] = None) -> int:
     b = sub.add_parser("build")
     b.add_argument("--out", default=OUT)
     b.add_argument("--kernels", help="a make dist archive (default: made now)")
+    b.add_argument("--userland", help="the Debian 12 root filesystem's tar, or none "
+                   "(default: vm/images/course.txt's, made by mmdebstrap)")
     r = sub.add_parser("run")
     r.add_argument("-n", "--lab", help="grade one lab only")
     a = ap.parse_args(argv)
 
     def go() -> None:
         if a.cmd == "build":
-            print("autograder: %s (setup.sh, run_autograder, the checkout, its kernels)"
-                  % build(a.out, a.kernels))
+            print("autograder: %s (setup.sh, run_autograder, the checkout, its kernels%s)"
+                  % (build(a.out, a.kernels, a.userland),
+                     "" if a.userland == "none" else ", the Debian 12 userland"))
         else:
             vm.install_signal_handlers()
             print("autograder: %s" % run(lab=a.lab))

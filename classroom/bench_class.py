@@ -5,12 +5,16 @@ prints its figures, not a test.
 
     students per hour   `make grade-class` of STUDENTS handouts (exercise
                         1.3 solved in each), JOBS=1 then JOBS=2, labs LABS
-    per lab             one student's grading of each lab at one CPU, in a
-                        tree as grade-class grades it (taskset -c 0):
-                        Gradescope's half CPU is slower still
+    per lab             at one CPU (taskset -c 0), in a tree as grade-class
+                        grades it: the class's demonstrations (a whole
+                        `make grade`, once per class and machine) and one
+                        student's exercises (DEMOS=no, at each of two
+                        seeds).  Gradescope's half CPU is slower still
     peak memory         the largest resident set of any process of a grading
                         (QEMU, gdb, make, Python)
-    projected           300 students on K machines of this kind, JOBS=2
+    projected           300 students on K machines of this kind, JOBS=2:
+                        the demonstrations once per machine, then the
+                        students, JOBS=2 grading as measured above
 
 No run is read from the run cache (KASAN_TAGS_RUNCACHE is unset): every
 boot is timed.  STUDENTS=4 and LABS=1 by default (BENCH_CLASS="--students
@@ -20,17 +24,20 @@ N --labs 1,2,..."); all eight labs take about 25 times as long.
 import argparse
 import os
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
 import time
 
 import vm
-from classroom import handout
+from classroom import gradeclass, handout
 from labs import lab as labdata
 
 REPO = vm.REPO
 TOP = os.path.join(REPO, "build", "bench-class")
+# What --keep writes: the figures the teacher's guide and the README quote.
+KEPT_REL = os.path.join("bench", "stored", "bench-class.txt")
 
 
 def env():
@@ -65,20 +72,13 @@ def grade_class(trees, jobs, labs):
     return time.time() - t0
 
 
-def grading_tree(tree):
-    """One student's tree as make grade-class grades it: with what only the
-    grader reads put back (classroom/handout.py: grader_restore)."""
-    for rel in handout.grader_restore():
-        shutil.copy(os.path.join(REPO, rel), os.path.join(tree, rel))
-    return tree
-
-
-def one_lab_at_one_cpu(tree, lab):
+def one_lab_at_one_cpu(tree, lab, demos=True):
     """(seconds, peak resident MiB) of `make grade N=lab` in a grading tree,
-    pinned to CPU 0."""
+    pinned to CPU 0; demos=False: its exercises only (DEMOS=no)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.time()
-    subprocess.run(["taskset", "-c", "0", "make", "-s", "-C", tree, "grade", "N=" + lab],
+    subprocess.run(["taskset", "-c", "0", "make", "-s", "-C", tree, "grade", "N=" + lab]
+                   + ([] if demos else ["DEMOS=no"]),
                    env=dict(env(), SEED="7"), capture_output=True, text=True)
     secs = time.time() - t0
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
@@ -89,39 +89,55 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="make bench-class")
     ap.add_argument("--students", type=int, default=4)
     ap.add_argument("--labs", default="1")
+    ap.add_argument("--keep", action="store_true",
+                    help="also write what it prints to %s (the pages quote it)" % KEPT_REL)
     a = ap.parse_args(argv)
+    said = []
+
+    def say(text):
+        said.append(text)
+        print(text, flush=True)
     labs = [x.strip() for x in a.labs.split(",") if x.strip()]
     os.makedirs(TOP, exist_ok=True)
     with open(os.path.join(TOP, "secret"), "w") as f:
         f.write("bench-class secret, 0123456789abcdef\n")
     try:
         trees = make_class(a.students)
-        print("bench-class: %d students, labs %s, each graded at its seed and a hidden one; "
-              "no kept runs" % (a.students, ",".join(labs)), flush=True)
+        say("bench-class: %d students, labs %s, each graded at its seed and a hidden one; "
+            "no kept runs" % (a.students, ",".join(labs)))
         rate = {}
         for jobs in (1, 2):
             secs = grade_class(trees, jobs, labs)
             rate[jobs] = a.students * 3600.0 / secs
-            print("  JOBS=%d: %6.1f s for the class: %6.1f students per hour" % (
-                jobs, secs, rate[jobs]), flush=True)
-        print("  JOBS=2 grades %.2fx as many students per hour as JOBS=1" % (rate[2] / rate[1]))
-        total = peak = 0.0
-        tree = grading_tree(os.path.join(trees, "s01"))
+            say("  JOBS=%d: %6.1f s for the class: %6.1f students per hour" % (
+                jobs, secs, rate[jobs]))
+        say("  JOBS=2 grades %.2fx as many students per hour as JOBS=1" % (rate[2] / rate[1]))
+        tree = os.path.join(trees, "s01")
+        gradeclass.restore_grader(tree)
+        whole = exercises = peak = 0.0
         for lab in [str(x.number) for x in labdata.load_all()]:
             secs, mib = one_lab_at_one_cpu(tree, lab)
-            total += secs
-            peak = max(peak, mib)
-            print("  lab %s at one CPU (taskset -c 0), one seed: %6.1f s" % (lab, secs),
-                  flush=True)
-        print("  all eight labs at one CPU, one seed: %.0f s; a student (two seeds): about %.0f s"
-              % (total, 2 * total))
-        print("  peak resident memory of one process of a grading: %.0f MiB" % peak)
-        # a student: every lab at two seeds, one CPU's worth; JOBS=2 on this
-        # 2-core machine grades rate[2]/rate[1] as many at once
-        per_student = 2 * total / (rate[2] / rate[1])
+            ex_secs, ex_mib = one_lab_at_one_cpu(tree, lab, demos=False)
+            whole, exercises, peak = whole + secs, exercises + ex_secs, max(peak, mib, ex_mib)
+            say("  lab %s at one CPU (taskset -c 0), one seed: %6.1f s whole, %6.1f s "
+                "its exercises only" % (lab, secs, ex_secs))
+        say("  all eight labs at one CPU, one seed: %.0f s whole (the class's demonstrations, "
+            "once); a student's exercises at two seeds: about %.0f s" % (whole, 2 * exercises))
+        say("  peak resident memory of one process of a grading: %.0f MiB" % peak)
+        # a student: the exercises of every lab at two seeds, one CPU's
+        # worth; JOBS=2 on this 2-core machine grades rate[2]/rate[1] as
+        # many at once; each machine first grades the demonstrations once
+        per_student = 2 * exercises / (rate[2] / rate[1])
         for k in (1, 5, 10, 30):
-            print("  projected: 300 students, all labs, on %2d machine%s of this kind (JOBS=2): "
-                  "%.1f h" % (k, "s" if k > 1 else " ", 300 * per_student / k / 3600.0))
+            hours = (whole + 300 * per_student / k) / 3600.0
+            say("  projected: 300 students, all labs: %.1f h on %d machine%s of this kind "
+                "(JOBS=2)" % (hours, k, "s" if k > 1 else ""))
+        say("bench-class: a class of 300 in %.1f h on five machines"
+            % ((whole + 300 * per_student / 5) / 3600.0))
+        if a.keep:
+            with open(os.path.join(REPO, KEPT_REL), "w") as f:
+                f.write("$ make bench-class BENCH_CLASS=%s\n%s\n" % (shlex.quote(" ".join(
+                    argv if argv is not None else sys.argv[1:])), "\n".join(said)))
     except vm.KtError as e:
         print("kasan-tags: error: %s" % e)
         return 2

@@ -121,11 +121,15 @@ def stub_digests() -> Dict[str, str]:
     return out
 
 
-def grade_tree(tree: str, out_json: str, lab: Optional[str], seed: int) -> Dict:
-    """`make grade` in a grading tree at `seed`: its results."""
+def grade_tree(tree: str, out_json: str, lab: Optional[str], seed: int,
+               demos: bool = True) -> Dict:
+    """`make grade` in a grading tree at `seed`: its results (demos=False:
+    its exercises only, DEMOS=no)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
     env["SEED"] = str(seed)
     args = ["make", "-s", "-C", tree, "grade", "OUT=" + os.path.abspath(out_json)]
+    if not demos:
+        args.append("DEMOS=no")
     if lab:
         args.append("N=" + lab)
     if os.path.exists(out_json):
@@ -139,13 +143,64 @@ def grade_tree(tree: str, out_json: str, lab: Optional[str], seed: int) -> Dict:
             tree, seed, p.returncode, (p.stdout + p.stderr).strip().splitlines()[-1:]))
 
 
+# The seed of a class's demonstrations: the site's, whose transcripts they
+# then print.  They read no student's file, so they run once per class.
+DEMO_SEED = 1
+
+
+def restore_grader(tree: str) -> None:
+    """Put back in a handout what only the grader reads (references,
+    answers, outcomes), never a student's."""
+    for rel in handout.grader_restore():
+        shutil.copy(os.path.join(REPO, rel), os.path.join(tree, rel))
+
+
+def grading_tree(tree: str) -> None:
+    """A fresh handout of this checkout at `tree`, as the grader reads it."""
+    handout.make_handout(tree)
+    restore_grader(tree)
+
+
+def class_demonstrations(out_dir: str, lab: Optional[str]) -> Dict:
+    """The demonstrations of a class, graded once, at DEMO_SEED, in an
+    untouched handout (OUT/.demos): no student's file is an input of
+    theirs, nor is anything a student wrote."""
+    work = os.path.join(out_dir, ".demos")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    try:
+        grading_tree(os.path.join(work, "tree"))
+        res = grade_tree(os.path.join(work, "tree"), os.path.join(work, "demos.json"), lab,
+                         DEMO_SEED)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    demos = [c for c in res["checks"] if not c["exercise"]]
+    print("grade-class: the demonstrations, once for the class (an untouched handout, "
+          "SEED=%d): %d/%d GOOD" % (DEMO_SEED, res["demonstrations"]["good"],
+                                    res["demonstrations"]["total"]), flush=True)
+    return {"checks": demos, "demonstrations": res["demonstrations"], "seed": DEMO_SEED}
+
+
+def with_demonstrations(result: Dict, demos: Dict) -> None:
+    """A student's exercise-only results, given the class's demonstrations:
+    their checks, tallies and seed take the demonstrations' place."""
+    mine = [c for c in result["checks"] if c["exercise"]]
+    result["checks"] = demos["checks"] + mine
+    graded = [c for c in result["checks"] if c["ok"] is not None]
+    result["score"] = sum(c["ok"] for c in graded)
+    result["total"] = len(graded)
+    result["teacher_only"] = len(result["checks"]) - len(graded)
+    result["demonstrations"] = dict(demos["demonstrations"], seed=demos["seed"])
+
+
 def lab_of(ex_id: str) -> str:
     return ex_id.split(".")[0]
 
 
 def grade_one(entry: str, out_json: str, lab: Optional[str],
               seeds: Optional[Tuple[int, int]] = None,
-              twins: Optional[Dict[str, List[Tuple[str, int]]]] = None) -> Dict:
+              twins: Optional[Dict[str, List[Tuple[str, int]]]] = None,
+              demos: Optional[Dict] = None) -> Dict:
     """Grade one student's files in a fresh handout of this checkout, made
     at the same place for the same student and OUT each time (OUT/.work-NAME):
     a gdb step's run then keeps its inputs, paths included, and a second
@@ -155,7 +210,12 @@ def grade_one(entry: str, out_json: str, lab: Optional[str],
     it passes at both.  One that does not, but whose files the student
     changed, is tried at SEED=1 (the site's) and at the seed of each
     classmate with the very same files (twins: {exercise: [(name, seed)]}):
-    passing there is named as the cause."""
+    passing there is named as the cause.
+
+    demos: the class's demonstrations (class_demonstrations), which then
+    take the place of the student's own; without them (one student, as
+    Gradescope grades) they run at the student's seed.  At every other
+    seed only the exercises run."""
     own, hidden = seeds or (vm.run_seed(), vm.run_seed())
     work = os.path.join(os.path.dirname(os.path.abspath(out_json)),
                         ".work-" + os.path.splitext(os.path.basename(out_json))[0])
@@ -163,25 +223,25 @@ def grade_one(entry: str, out_json: str, lab: Optional[str],
     os.makedirs(work)
     try:
         tree = os.path.join(work, "tree")
-        handout.make_handout(tree)
-        # what only the grader reads (references, answers, outcomes), never a student
-        for rel in handout.grader_restore():
-            shutil.copy(os.path.join(REPO, rel), os.path.join(tree, rel))
+        grading_tree(tree)
         stubs = {rel: open(os.path.join(tree, rel), "rb").read() for rel in declared_files()
                  if os.path.isfile(os.path.join(tree, rel))}
         taken = take(entry, tree)
         changed = {rel for rel in taken
                    if open(os.path.join(tree, rel), "rb").read() != stubs.get(rel)}
-        result = grade_tree(tree, out_json, lab, own)
+        result = grade_tree(tree, out_json, lab, own, demos=demos is None)
+        if demos is not None:
+            with_demonstrations(result, demos)
         tiers = {"own": result}
         if hidden != own:
-            tiers["hidden"] = grade_tree(tree, os.path.join(work, "hidden.json"), lab, hidden)
+            tiers["hidden"] = grade_tree(tree, os.path.join(work, "hidden.json"), lab, hidden,
+                                         demos=False)
         extra: Dict[int, Dict] = {}
 
         def passes_at(seed: int, ex_id: str) -> bool:
             if seed not in extra:
                 extra[seed] = grade_tree(tree, os.path.join(work, "seed%d.json" % seed),
-                                         lab_of(ex_id), seed)
+                                         lab_of(ex_id), seed, demos=False)
             return any(e["id"] == ex_id and e["done"] for e in extra[seed]["exercises"]["list"])
         for e in result["exercises"]["list"]:
             at = {t: next((x["done"] for x in r["exercises"]["list"] if x["id"] == e["id"]),
@@ -273,6 +333,7 @@ def grade_class(class_dir: str, out_dir: str, lab: Optional[str] = None, jobs: i
         for n, fs in files.items()})
     mine = [(e, n) for k, (e, n) in enumerate(zip(entries, names))
             if shard is None or k % shard[1] == shard[0] - 1]
+    demos = class_demonstrations(out_dir, lab) if mine else None
 
     def one(item: Tuple[str, str]) -> Dict:
         entry, name = item
@@ -282,7 +343,8 @@ def grade_class(class_dir: str, out_dir: str, lab: Optional[str] = None, jobs: i
             if None not in theirs:
                 twins[ex_id] = [(o, seeds[o][0]) for o in names if o != name
                                 and [digests[o].get(f) for f in files] == theirs]
-        res = grade_one(entry, os.path.join(out_dir, name + ".json"), lab, seeds[name], twins)
+        res = grade_one(entry, os.path.join(out_dir, name + ".json"), lab, seeds[name], twins,
+                        demos)
         res["claimed"] = claimed(entry)
         res["copies"] = same.get(name, {})
         keep_answers(entry, os.path.join(out_dir, name + ".answers.md"))

@@ -136,8 +136,9 @@ real Linux 6.1 kernel under QEMU and gdb, and write small parts of it
 yourself. The site's *Start here* page says who the labs are for and what
 you need (`make site`, then open `build/site/Documentation/start.html`;
 its text is `Documentation/start.rst`). Its *The tools* page
-(`Documentation/tools.rst`) has every make target and variable, why every
-run prints the same bytes again, and what each error message means.
+(`Documentation/tools.rst`) lists the targets and variables of make, says why
+a scripted run prints the same bytes again, and what the error messages
+mean.
 
 ## Getting started
 
@@ -166,9 +167,9 @@ make submit               # build/submission.tar.gz, the archive you hand in
 your seed: `make grade` boots with that seed (the site's transcripts use
 `SEED=1`; type `SEED=1` to compare with them); the grading of the class
 uses your seed and a hidden one. Your code runs in a sandbox when it is
-graded: your Python sees the standard library and your file only, your
-gdb files run in a gdb of their own that sees the kernel and the
-project's gdb commands. A check your copy cannot make (its answer is not
+graded: your Python sees the standard library and your file, not the
+rest of this tree; your gdb files run in a gdb of their own that sees the
+kernel and the project's gdb commands. A check your copy cannot make (its answer is not
 in your copy) is printed, not counted.
 
 ## The labs, in order

@@ -9,7 +9,7 @@
               cache path); its entry copies the handout into /course the
               first time, so a student's files live on the host:
                   docker run -it --rm -v "$PWD/kasan-work:/course" IMAGE
-    grader    base + this checkout (git archive of HEAD, with its file
+    grader    base + this checkout (its files, committed or not, with their
               list) + the kernels; the course secret comes at run time
               (KASAN_TAGS_COURSE_SECRET, a mounted file), never in a layer
 
@@ -73,8 +73,15 @@ def _run(args: List[str], what: str, timeout: float = 3600) -> str:
     return p.stdout
 
 
-def payload(flavour: str, top: str) -> str:
-    """top/payload: the tree the flavour carries, its kernels, its entry."""
+def kernels(dest: str) -> str:
+    """`make dist` of the kernels the labs need, into dest."""
+    _run(["make", "-s", "-C", REPO, "dist", "DIST_FILE=" + dest], "make dist")
+    return dest
+
+
+def payload(flavour: str, top: str, dist: Optional[str] = None) -> str:
+    """top/payload: the tree the flavour carries, its kernels (the archive
+    `dist`, or a new make dist), its entry."""
     pay = os.path.join(top, "payload")
     shutil.rmtree(pay, ignore_errors=True)
     os.makedirs(pay)
@@ -82,36 +89,59 @@ def payload(flavour: str, top: str) -> str:
     if flavour == "student":
         handout.make_handout(tree)
     else:
-        os.makedirs(tree)
-        arch = os.path.join(top, "source.tar")
-        _run(["git", "-C", REPO, "archive", "--format=tar", "-o", arch, "HEAD"], "git archive")
-        _run(["tar", "-xf", arch, "-C", tree], "tar")
-        names = _run(["tar", "-tf", arch], "tar").split()
+        # the checkout's files as they are (committed or not), with their
+        # list: a tree without .git knows its own files (classroom/handout.py)
+        names = handout.tree_files()
+        for rel in names:
+            os.makedirs(os.path.join(tree, os.path.dirname(rel)), exist_ok=True)
+            shutil.copy2(os.path.join(REPO, rel), os.path.join(tree, rel))
         with open(os.path.join(tree, handout.TREE_FILES), "w") as f:
-            f.write("".join(n + "\n" for n in sorted(names) if not n.endswith("/")))
-    _run(["make", "-s", "-C", REPO, "dist", "DIST_FILE=" + os.path.join(pay, "kernels.tar.zst")],
-         "make dist")
+            f.write("".join(n + "\n" for n in names))
+    archive = os.path.join(pay, "kernels.tar.zst")
+    if not dist:
+        kernels(archive)
+    elif os.stat(dist).st_dev == os.stat(pay).st_dev:
+        os.link(dist, archive)
+    else:
+        shutil.copy(dist, archive)
     with open(os.path.join(pay, "enter"), "w") as f:
         f.write(ENTER)
     return pay
 
 
-def build(flavour: str, save: bool = True) -> Dict[str, object]:
-    """Build one flavour: {tag, archive, seconds, bytes}; save=False keeps
-    it in podman only (make check: no archive of a few GiB to write)."""
+def check_flavour(flavour: str) -> None:
     if flavour not in FLAVOURS:
         raise vm.KtError("FLAVOUR=%s: not an image (%s)" % (flavour, ", ".join(FLAVOURS)))
+
+
+def image_id(tag: str) -> str:
+    """The id of the image `tag` names in podman, or "" when it names none."""
+    p = subprocess.run(container.PODMAN + ["image", "inspect", "--format", "{{.Id}}", tag],
+                       capture_output=True, text=True)
+    return p.stdout.strip() if p.returncode == 0 else ""
+
+
+def build(flavour: str, save: bool = True, dist: Optional[str] = None) -> Dict[str, object]:
+    """Build one flavour: {tag, archive, seconds, bytes}; save=False keeps
+    it in podman only (make check: no archive of a few GiB to write);
+    dist: a make dist archive to carry (both flavours carry the same)."""
+    check_flavour(flavour)
     t0 = time.time()
     base = container.image("course")
     top = tempfile.mkdtemp(prefix="kt-image-")
     try:
-        payload(flavour, top)
+        payload(flavour, top, dist)
         with open(os.path.join(top, "Containerfile"), "w") as f:
             f.write(CONTAINERFILE % {"base": base, "opt": OPT, "course": COURSE,
                                      "flavour": flavour})
         tag = "localhost/kasan-tags-%s:latest" % flavour
+        before = image_id(tag)
         _run(container.PODMAN + ["build", "--network", "none", "-t", tag, top],
              "podman build of the %s image" % flavour)
+        if before and before != image_id(tag):
+            # the image the tag named before, now nameless: a few GiB each
+            # build would otherwise leave behind (a container using it keeps it)
+            subprocess.run(container.PODMAN + ["rmi", before], capture_output=True)
     finally:
         shutil.rmtree(top, ignore_errors=True)
     if not save:
@@ -136,10 +166,17 @@ def main(argv: Optional[List[str]] = None) -> int:
 
     def go() -> None:
         for fl in a.flavours:
-            r = build(fl)
-            print("image: %s: %s, %.0f MiB, built in %.0f s (docker load -i %s)" % (
-                fl, r["tag"], int(r["bytes"]) / 2**20, r["seconds"],
-                os.path.relpath(str(r["archive"]), os.getcwd())), flush=True)
+            check_flavour(fl)
+        top = tempfile.mkdtemp(prefix="kt-image-dist-")
+        try:
+            dist = kernels(os.path.join(top, "kernels.tar.zst")) if len(a.flavours) > 1 else None
+            for fl in a.flavours:
+                r = build(fl, dist=dist)
+                print("image: %s: %s, %.0f MiB, built in %.0f s (docker load -i %s)" % (
+                    fl, r["tag"], int(r["bytes"]) / 2**20, r["seconds"],
+                    os.path.relpath(str(r["archive"]), os.getcwd())), flush=True)
+        finally:
+            shutil.rmtree(top, ignore_errors=True)
     return one_line_errors(go)
 
 

@@ -31,98 +31,16 @@ import time
 import vm
 from vm import sandbox, student_gdb
 from labs import lab as labdata
-from labs import scenarios
 from labs.points import Tally, credit, hints_of, points_of  # noqa: F401
 from labs.transcripts import (GRADE, KEPT_GRADING, TRANSCRIPTS, excerpt,  # noqa: F401
                               keep_grading, output_path, picture_steps, read_path,
                               save_transcript, shown_part, shown_steps,
                               store_transcripts, stored_path, student_code,
                               transcript_header, transcript_path)
+from labs.run import Read, Run, Runs  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = vm.REPO
-
-
-class Read(dict):
-    """A dict that notes which keys were read: the gdb sections a check
-    looked at (Run.sections), which the page then highlights."""
-
-    def __init__(self, data, seen):
-        super().__init__(data)
-        self.seen = seen
-
-    def __getitem__(self, k):
-        self.seen.add(k)
-        return super().__getitem__(k)
-
-    def get(self, k, default=None):
-        self.seen.add(k)
-        return super().get(k, default)
-
-
-class Run:
-    """What one step produced: serial log, gdb transcript, host output."""
-
-    def __init__(self, lab, step, bdir):
-        self.lab, self.step, self.bdir = lab, step, bdir
-        self.vmlinux = vm.vmlinux(bdir)
-        self.serial, self.gdb, self.host, self.status = "", "", "", "ok"
-        self.paths = []
-        self.control = None  # the control run of a step with `control`
-        # what its check looked at: gdb sections, scenarios, single lines
-        self.read = {"sections": set(), "scenarios": set(), "lines": set()}
-
-    def sections(self):
-        return Read(labdata.gdb_sections(self.gdb), self.read["sections"])
-
-    def search(self, pattern, output="serial"):
-        """re.search(pattern, self.OUTPUT, re.M), noting the line it matched."""
-        m = re.search(pattern, getattr(self, output), re.M)
-        if m:
-            self.read["lines"].add(self.line_at(output, m.start()))
-        return m
-
-    def note(self, lines):
-        """Note these lines of its output as read."""
-        self.read["lines"] |= {ln.strip() for ln in lines}
-
-    def reports(self, scenario=None):
-        """The KASAN reports of the serial log (or of one scenario's part),
-        parsed; their "BUG: KASAN" lines are noted as read."""
-        from kasan import report
-        if scenario is not None:
-            self.read["scenarios"].add(scenario)   # its lab module lines too
-        text = self.serial if scenario is None else "\n".join(
-            scenarios.segments(self.serial).get(scenario, []))
-        self.read["lines"] |= {ln.strip() for ln in text.splitlines() if "BUG: KASAN:" in ln}
-        return report.parse_reports(text)
-
-    def line_at(self, output, i):
-        text = getattr(self, output)
-        return text[text.rfind("\n", 0, i) + 1:].split("\n", 1)[0].strip()
-
-    def read_lines(self):
-        """The lines of its output its check read: those of each gdb section
-        it looked at, the lab module's lines of each scenario it asked for,
-        and the lines it searched or noted (search, reports, note)."""
-        secs = labdata.gdb_sections(self.gdb)
-        out = {ln.strip() for s in self.read["sections"] for ln in secs.get(s, [])}
-        out |= self.read["lines"]
-        for scn in self.read["scenarios"]:
-            out |= {ln.strip() for ln in scenarios.segments(self.serial).get(scn, [])
-                    if scenarios.LAB_LINE.search(ln)}
-        return sorted(x for x in out if x)
-
-    def lab_serial(self, step):
-        """Path of the serial log another step of this lab saved."""
-        return output_path(self.lab, step)
-
-    def lab_lines(self, scenario=None):
-        text = self.serial
-        if scenario:
-            self.read["scenarios"].add(scenario)
-            return scenarios.events(scenarios.segments(text).get(scenario, []), scenario)
-        return text
 
 
 def expand(text, bdirs, runs, lab=""):
@@ -138,7 +56,7 @@ def expand(text, bdirs, runs, lab=""):
             vm.build_module(bdirs(arg))  # kbuild: a no-op when up to date
             return vm.module_dir(bdirs(arg))
         if kind == "serial":
-            if arg in runs:
+            if runs.can_run(arg) if isinstance(runs, Runs) else arg in runs:
                 return runs[arg].paths[0]
             path = output_path(lab, arg)
             if not os.path.exists(path):
@@ -240,8 +158,10 @@ def grade_step(lab, step, runs):
     check = safe(lab.checker(step))
     results = list(check(run, step))
     if os.path.exists(transcript_path(lab.folder, step["name"])):
+        # a tree's own module dir (vm/kbuild.py: tree_suffix) read as kt/
         with open(read_path(lab.folder, step["name"]), "w") as f:
-            json.dump(run.read_lines(), f, indent=0)
+            json.dump([re.sub(r"/kt-[0-9a-f]{8}/", "/kt/", ln) for ln in run.read_lines()],
+                      f, indent=0)
     if step.get("control") and any(ok is not None for _, ok, _ in results):
         # The same boot on the unpatched kernel must NOT look like this --
         # and only a control that ran to its end is evidence.
@@ -310,18 +230,31 @@ def refused(run):
              "moves it; gdb stopped your file at the first: %s" % (len(said), said[0]))]
 
 
-def grade(selected, only_steps=None, out=None):
+def exercise_steps(lab):
+    """The steps whose runs its exercises are graded on."""
+    return [s["name"] for s in lab.steps if any(ex["step"] == s["name"] for ex in lab.exercises)]
+
+
+def grade(selected, only_steps=None, out=None, demos=True):
+    """Grade the labs' steps and exercises; demos=False: only the steps
+    exercises are graded on (and any step their checks read, when they
+    read it), no demonstration (grade-class grades those once per class)."""
     t_all = time.time()
+    if not demos:
+        only_steps = [n for folder in selected
+                      for n in exercise_steps(labdata.load_lab(folder))
+                      if not only_steps or n in only_steps]
     if any(ex for folder in selected for ex in labdata.load_lab(folder).exercises
            if not only_steps or ex["step"] in only_steps):
         # an exercise runs its files behind the sandbox's wall: where no
         # wall starts, grading stops here, in one line (never a page of BADs)
         sandbox.require()
-    print("Seed: %d (SEED=; every boot of this run uses it)" % vm.run_seed(), flush=True)
+    print("Seed: %d (SEED=; every boot of this run uses it)%s" % (
+        vm.run_seed(), "" if demos else "; exercises only, no demonstration"), flush=True)
     tally = Tally()
     for folder in selected:
         lab = labdata.load_lab(folder)
-        runs = {}
+        runs = Runs(None if demos else lab, run_step)
         for step in lab.steps:
             if only_steps and step["name"] not in only_steps:
                 continue
@@ -342,6 +275,7 @@ def grade(selected, only_steps=None, out=None):
             if bad and run is not None:
                 print("     logs kept: %s" % " ".join(run.paths), flush=True)
     s = tally.summary()
+    s["exercises_only"] = not demos
     print("Exercises: %d/%d done, %g/%d points" % (
         s["exercises"]["done"], s["exercises"]["total"], s["points"]["earned"], s["points"]["max"]))
     print("Score: %d/%d  (SEED=%d, %.0f s)"
@@ -412,6 +346,8 @@ def main(argv=None):
     ap.add_argument("--step", action="append")
     ap.add_argument("--interactive", action="store_true", help="`make lab`: gdb on a halted VM")
     ap.add_argument("--out", help="also write the results as JSON to this file")
+    ap.add_argument("--exercises-only", action="store_true",
+                    help="grade only the steps of exercises (grade-class: DEMOS=no)")
     ap.add_argument("--store-transcripts", action="store_true",
                     help="keep the captured transcripts the pages show in labs/*/transcripts/")
     ap.add_argument("--first-step", action="store_true",
@@ -460,7 +396,7 @@ def main(argv=None):
                       % ", ".join(labdata.folders()))
                 return 2
             return interactive(sel[0], (a.step or [None])[0])
-        return 0 if grade(sel, a.step, a.out) else 1
+        return 0 if grade(sel, a.step, a.out, demos=not a.exercises_only) else 1
     except vm.KtError as e:
         print("kasan-tags: error: %s" % e)
         return 2

@@ -9,12 +9,13 @@ of each scenario, and compare with the expectations kept as data.
 """
 
 import os
+import re
 import tomllib
 
 from kasan import modes
 from kasan import report as kreport
 from shared.scenario_log import KV, LAB_LINE, binomial_bounds, events, segments  # noqa: F401
-from vm.initramfs import table_scenarios
+from vm.initramfs import PROGRAMS, program_variants, table_scenarios
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -286,3 +287,98 @@ def check_log(text, mode, names=None, expected=None):
             continue
         out.append((name, check_scenario(name, segs[name], mode, expected[name])))
     return out
+
+
+# -- the guest programs' scenarios (vm/initramfs.py: PROGRAMS), per variant ----
+
+PROGRAM_EXPECTED = os.path.join(os.path.dirname(HERE), "vm", "init", "expected.toml")
+PROGRAM_KEYS = {"events", "results", "variants"}
+PROGRAM_VARIANT_KEYS = {"results", "reports", "functions", "fields"}
+
+
+def load_program_expected(path=PROGRAM_EXPECTED):
+    """{scenario: expectations} of vm/init/expected.toml."""
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def program_expected_errors(path=PROGRAM_EXPECTED):
+    """vm/init/expected.toml and PROGRAMS name the same scenarios, with
+    known keys, and each row's variant is one whose kernel can run it."""
+    rel = os.path.relpath(path, os.path.dirname(HERE))
+    exp = load_program_expected(path)
+    errs = ["%s: program scenario %r has no entry" % (rel, n) for n in PROGRAMS if n not in exp]
+    for n, e in exp.items():
+        if n not in PROGRAMS:
+            errs.append("%s: [%s] is not a program scenario (vm/initramfs.py: PROGRAMS)" % (rel, n))
+            continue
+        errs += ["%s: [%s] unknown key %r" % (rel, n, k) for k in sorted(set(e) - PROGRAM_KEYS)]
+        for v, row in e.get("variants", {}).items():
+            if v not in program_variants(n):
+                errs.append("%s: [%s.variants.%s] is not a variant with %s=y"
+                            % (rel, n, v, PROGRAMS[n]))
+            errs += ["%s: [%s.variants.%s] unknown key %r" % (rel, n, v, k)
+                     for k in sorted(set(row) - PROGRAM_VARIANT_KEYS)]
+            if len(row.get("fields", row.get("reports", []))) != len(row.get("reports", [])):
+                errs.append("%s: [%s.variants.%s] has %d fields for %d reports" % (
+                    rel, n, v, len(row["fields"]), len(row.get("reports", []))))
+    return errs
+
+
+def program_events(lines, name):
+    """A program's own lines: [(event, {key: value})] of "NAME: event k=v"."""
+    line = re.compile(r"^%s: (?P<event>[\w-]+)(?P<rest>.*)$" % re.escape(name))
+    ev = []
+    for ln in lines:
+        m = line.match(kreport.clean(ln))
+        if m:
+            ev.append((m.group("event"), dict(KV.findall(m.group("rest")))))
+    return ev
+
+
+def check_program(name, lines, variant, exp):
+    """Errors of one program scenario's lines on VARIANT's kernel (empty =
+    as expected)."""
+    row = exp.get("variants", {}).get(variant)
+    if row is None:
+        return ["vm/init/expected.toml has no row for %s on variant %s" % (name, variant)]
+    ev = program_events(lines, name)
+    seen = [e for e, _ in ev]
+    errs = ["no '%s' line: the scenario did not get that far" % need
+            for need in exp.get("events", []) if need not in seen]
+    try:
+        reps = kreport.parse_reports("\n".join(lines))
+    except kreport.ReportError as e:
+        return errs + [str(e)]
+    got, want = kinds(reps), row.get("reports", [])
+    if got != want:
+        errs.append("reports %s, expected %s" % (got or "none", want or "none"))
+    fields = row.get("fields", [])
+    for i, r in enumerate(reps):
+        if r["truncated"]:
+            errs.append("truncated report: %s" % r["title"])
+        if row.get("functions") and r["function"] not in row["functions"]:
+            errs.append("report %d names %s, not one of %s"
+                        % (i + 1, r["function"], ", ".join(row["functions"])))
+        for k, v in (fields[i] if i < len(fields) else {}).items():
+            if str(r.get(k)) != str(v):
+                errs.append("report %d: %s=%s, expected %s" % (i + 1, k, r.get(k), v))
+    said = {}
+    for e, kv in ev:
+        said.setdefault(e, {}).update(kv)
+    for part in (exp.get("results", {}), row.get("results", {})):
+        for e, kvs in part.items():
+            for k, v in kvs.items():
+                if said.get(e, {}).get(k) != str(v):
+                    errs.append("%s %s=%s, expected %s" % (e, k, said.get(e, {}).get(k), v))
+    return errs
+
+
+def check_program_log(text, variant, names=None, expected=None):
+    """[(scenario, [errors])] for every program scenario of expected (or names)
+    in a serial log of VARIANT's kernel."""
+    expected = expected or load_program_expected()
+    segs = segments(text)
+    return [(n, check_program(n, segs[n], variant, expected[n]) if n in segs
+             else ["scenario not run (no KT-SCENARIO-BEGIN %s)" % n])
+            for n in names or expected]

@@ -123,8 +123,8 @@ def clean_paths(text, bdir):
     text = text.replace(tree + "/", "").replace("../%s/" % os.path.basename(tree), "")
     text = text.replace(bdir + "/", "<build>/").replace(vm.cache_root() + "/", "<cache>/")
     text = text.replace(REPO + "/", "").replace(vm.cache_root(), "<cache>").replace(REPO, ".")
-    # a handout's own module and initramfs dir (vm/kbuild.py: tree_suffix) is
-    # kt-HASH: shown as the solution tree's, so that its transcripts are the same
+    # a tree's own module and initramfs dir (vm/kbuild.py: tree_suffix) is
+    # kt-HASH: shown as kt/, so that every tree's transcripts are the same
     return re.sub(r"<build>/kt-[0-9a-f]{8}/", "<build>/kt/", text)
 
 

@@ -26,7 +26,7 @@ import sys
 import time
 
 import vm
-from tests import checklib
+from tests import checklib, jobcache
 from tests.check_class import (check_classroom, check_grade, check_grade_student,
                                check_handout, check_page_commands, check_published_transcript,
                                check_site, check_site_anywhere, check_transcripts_kept)
@@ -37,9 +37,12 @@ from tests.check_kernels import (check_checkpatch, check_decode, check_gdb_live,
 from tests.check_processes import check_cleanup, check_signals
 from tests.check_mistakes import check_mistakes_live
 from tests.check_container import check_container
+from tests.check_gradescope import check_gradescope
 from tests.check_image import check_image
 from tests.check_integrity import check_integrity
 from tests.check_sandbox import check_sandbox
+from tests.check_together import check_together
+from tests.check_realbug import VARIANTS as REAL_BUG_VARIANTS, check_real_bug
 from tests.checklib import HANDOUT, OUT, PY, REPO
 
 
@@ -54,14 +57,17 @@ CHECKS = [
     ("integrity", check_integrity),
     ("container", check_container),
     ("image", check_image),
+    ("gradescope", check_gradescope),
     ("mistakes-live", check_mistakes_live),
     ("transcripts-kept", check_transcripts_kept),
+    ("together", check_together),
     ("site-anywhere", check_site_anywhere),
     ("variant-swtags", lambda: check_variant("swtags", "sw_tags")),
     ("variant-generic", lambda: check_variant("generic", "generic")),
     ("variant-none", lambda: check_variant("none", None)),
     ("variant-hwtags", lambda: check_variant("hwtags", "hw_tags")),
     ("kernel-code", check_kernel_code),
+    ("real-bug", check_real_bug),
     ("reproducible-swtags", lambda: check_reproducible("swtags")),
     ("reproducible-hwtags", lambda: check_reproducible("hwtags")),
     ("record", check_record),
@@ -82,20 +88,41 @@ CHECKS = [
 
 # A job that reads what another writes runs after it, when both are run:
 # decode reads variant-swtags' log; mistakes-live grades whole labs, whose
-# unplanted steps grade has put in the run cache; transcript-again and
-# site read the transcripts grade writes (the site also its results, for its :outcome:
-# sentences, and kernel-code's figures, for the claim ledger);
-# page-commands takes make test's and make site's results
-# (checklib.COMMANDS) and runs `make grade N=3`, which writes where grade
-# does.
+# unplanted steps grade has put in the run cache; transcript-again reads
+# the transcripts grade writes; site reads them too, with grade's results
+# (for its :outcome: sentences) and kernel-code's figures (for the claim
+# ledger); image compares the grader image's class of four with
+# sandbox's; together grades lab 3 in two copies, whose boots grade has
+# put in the run cache; page-commands takes make test's and make site's
+# results (checklib.COMMANDS) and runs `make grade N=3`, which writes
+# where grade does.
 AFTER = {
     "decode": ("variant-swtags",),
     "transcript-again": ("grade",),
     "mistakes-live": ("grade",),
+    "image": ("sandbox",),
+    "together": ("grade",),
     "transcripts-kept": ("grade",),
     "site": ("grade", "kernel-code"),
     "page-commands": ("pytest", "lint", "site", "grade"),
 }
+
+
+# The slower tier: jobs of minutes whose inputs are the whole checkout (a
+# class graded in containers, in an image, with every plant of the mistake
+# catalogue).  `make check` runs the others and names these; `make check
+# TIER=all` (what .ci/run runs) runs both tiers, one after the other.
+SLOW = ("image", "gradescope", "mistakes-live", "sandbox", "handout", "site-anywhere",
+        "integrity", "classroom")
+TIERS = ("quick", "all")
+
+
+def tier():
+    t = os.environ.get("TIER", "").strip() or "quick"
+    if t not in TIERS:
+        raise vm.KtError("TIER=%s: it is quick (the default: make check) or all (every check, "
+                         "what .ci/run runs)" % t)
+    return t
 
 
 # What a student tree's own make check runs (labs/HANDOUT).
@@ -134,8 +161,11 @@ def main(argv=None):
     try:
         checks = selected(a.job or a.only, "" if a.job else a.skip)
         jobs = parallel_jobs()
+        tier()
         if a.list:
-            print("\n".join(n for n, _ in checks))
+            slow = set() if HANDOUT else set(SLOW)
+            tag = "   (the slower tier: TIER=all)"
+            print("\n".join(n + (tag if n in slow else "") for n, _ in checks))
             return 0
         if not a.job:
             vm.preflight()
@@ -148,7 +178,31 @@ def main(argv=None):
     names = [n for n, _ in checks]
     # ONLY=: each job builds the kernels it boots, if they are not there
     first = kernels_first() if not a.only and set(names) - NO_KERNEL else (0, 0)
-    return pool(names, jobs, t0, first=first)
+    kept = kept_jobs(names)
+    if a.only or HANDOUT:
+        return pool(names, jobs, t0, first=first, kept=kept)
+    quick = [n for n in names if n not in SLOW]
+    slow = [n for n in names if n in SLOW]
+    if tier() == "quick":
+        rc = pool(quick, jobs, t0, first=first, kept=kept, tier="quick")
+        print("  (the slower tier, not run here: %s -- make check TIER=all, as .ci/run, runs it)"
+              % ", ".join(slow))
+        return rc
+    counts = {}
+    pool(quick, jobs, t0, first=first, kept=kept, tier="quick", counts=counts)
+    return pool(slow, jobs, t0, first=(counts["passed"], counts["failed"]), kept=kept,
+                tier="slower", clean=False)
+
+
+def kept_jobs(names):
+    """The digest of this run's inputs and the jobs whose results on them
+    are kept (tests/jobcache.py); none with FRESH=1."""
+    from classroom import handout
+    digest = jobcache.inputs(REPO, handout.tree_files(),
+                             [vm.build_dir(v) for v in wanted_variants()], os.environ)
+    hits = [n for n in names if jobcache.enabled() and jobcache.load(digest, n)]
+    after = {n: [d for d in AFTER.get(n, ()) if d in names] for n in names}
+    return {"digest": digest, "replay": jobcache.replayable(hits, names, after)}
 
 
 # Checks that boot no kernel
@@ -162,15 +216,20 @@ def kernel_order(variants):
                   + (v,))
 
 
-def kernels_first():
-    """Build (or reuse) every kernel the checks boot, one at a time, before
-    the jobs start, so that two jobs never build at once: (0, how many failed)."""
+def wanted_variants():
+    """Every kernel the checks boot: the labs', each mode's and lab 9's
+    real bug's."""
     from labs import lab as labdata
     from kasan.modes import ALL, NONE_VARIANT
     want = set(labdata.needed_variants(labdata.load_all()))
-    want |= {m.variant for m in ALL} | {NONE_VARIANT}
+    return want | {m.variant for m in ALL} | {NONE_VARIANT} | set(REAL_BUG_VARIANTS)
+
+
+def kernels_first():
+    """Build (or reuse) every kernel the checks boot, one at a time, before
+    the jobs start, so that two jobs never build at once: (0, how many failed)."""
     t0, done, failed = time.time(), 0, 0
-    for v in kernel_order(want):
+    for v in kernel_order(wanted_variants()):
         b, secs = checklib.timed(vm.build_kernel, v)
         if isinstance(b, vm.KtError):
             failed += 1
@@ -213,18 +272,35 @@ def job_argv(name):
     return [PY, "-m", "tests.check", "--job", name]
 
 
-def pool(names, jobs, t0, argv_of=job_argv, order=AFTER, first=(0, 0)):
+def pool(names, jobs, t0, argv_of=job_argv, order=AFTER, first=(0, 0), kept=None,
+         tier=None, counts=None, clean=True):
     """Run the named checks as jobs (argv_of(name)), `jobs` at a time, each
     after those `order` names; print each job's lines when it ends; the
-    summary counts their PASS and FAIL lines.  0 if none failed, else 1."""
+    summary counts their PASS and FAIL lines.  0 if none failed, else 1.
+    kept: {digest, replay}: the jobs of `replay` are shown from the job
+    cache (tests/jobcache.py), the others' passing results kept there.
+    tier: its name, printed with its time; counts: filled with the totals;
+    clean=False keeps an earlier tier's job outputs."""
     from vm import proc
-    for f in os.listdir(JOBS_DIR):
+    t_tier = time.time()
+    for f in os.listdir(JOBS_DIR) if clean else ():
         os.unlink(os.path.join(JOBS_DIR, f))
     after = {n: [d for d in order.get(n, ()) if d in names] for n in names}
     last = load_times()
     todo = sorted(names, key=lambda n: -chain(n, names, after, last))
-    running, ended, times, counts = {}, set(), {}, list(first)
-    print("make check: %d checks, %d at a time (JOBS=%d)" % (len(names), jobs, jobs), flush=True)
+    running, ended, times, got = {}, set(), {}, list(first)
+    digest = (kept or {}).get("digest")
+    replay = [n for n in (kept or {}).get("replay", []) if n in names]
+    print("make check%s: %d checks, %d at a time (JOBS=%d)%s" % (
+        ", the %s tier" % tier if tier else "", len(names), jobs, jobs,
+        "; %d kept from a run of the same inputs (FRESH=1 runs them)" % len(replay)
+        if replay else ""), flush=True)
+    for n in replay:
+        shown = replay_job(digest, n)
+        if shown:
+            todo.remove(n)
+            ended.add(n)
+            report_job(n, 0, float(shown["seconds"]), got, kept=str(shown["when"]))
     while todo or running:
         ready = [n for n in todo if all(d in ended for d in after[n])]
         while ready and len(running) < jobs:
@@ -243,10 +319,40 @@ def pool(names, jobs, t0, argv_of=job_argv, order=AFTER, first=(0, 0)):
             del running[n]
             ended.add(n)
             times[n] = time.time() - t1
-            report_job(n, child.returncode, times[n], counts)
+            failed = report_job(n, child.returncode, times[n], got)
+            if digest and not failed:
+                keep_job(digest, n, times[n])
     save_times(dict(last, **times))
-    print("%d passed, %d failed  (%.0f s)" % (counts[0], counts[1], time.time() - t0))
-    return 0 if counts[1] == 0 else 1
+    if tier:
+        print("  [the %s tier: %d checks, %.0f s]" % (tier, len(names), time.time() - t_tier),
+              flush=True)
+    if counts is not None:
+        counts.update(passed=got[0], failed=got[1])
+    print("%d passed, %d failed  (%.0f s)" % (got[0], got[1], time.time() - t0))
+    return 0 if got[1] == 0 else 1
+
+
+def replay_job(digest, name):
+    """A kept job's output and commands into JOBS_DIR, as if it had run."""
+    d = jobcache.load(digest, name)
+    if not d:
+        return None
+    with open(os.path.join(JOBS_DIR, name + ".out"), "w") as f:
+        f.write(str(d["out"]))
+    if d["commands"]:
+        with open(os.path.join(JOBS_DIR, name + ".commands.json"), "w") as f:
+            json.dump(d["commands"], f)
+    return d
+
+
+def keep_job(digest, name, secs):
+    out = open(os.path.join(JOBS_DIR, name + ".out"), errors="replace").read()
+    try:
+        with open(os.path.join(JOBS_DIR, name + ".commands.json")) as f:
+            commands = json.load(f)
+    except (OSError, ValueError):
+        commands = {}
+    jobcache.store(digest, name, out, commands, secs)
 
 
 def chain(name, names, after, last):
@@ -265,9 +371,9 @@ def job_env():
     return env
 
 
-def report_job(name, rc, secs, counts):
+def report_job(name, rc, secs, counts, kept=None):
     """Print a job's output; count its results.  A job that ended with
-    an error and no FAIL line (a traceback) is one FAIL."""
+    an error and no FAIL line (a traceback) is one FAIL.  True if it failed."""
     text = open(os.path.join(JOBS_DIR, name + ".out"), errors="replace").read()
     lines = text.rstrip("\n").splitlines()
     res = [m.group(1) for m in map(RESULT.match, lines) if m]
@@ -278,7 +384,12 @@ def report_job(name, rc, secs, counts):
         counts[1] += 1
         print("FAIL %s: the check ended with exit %d and no result line (output %s)"
               % (name, rc, os.path.relpath(os.path.join(JOBS_DIR, name + ".out"), REPO)))
-    print("  [%s: %.0f s]" % (name, secs), flush=True)
+    if kept:
+        print("  [%s: kept: the same inputs passed on %s, in %.0f s]" % (name, kept, secs),
+              flush=True)
+    else:
+        print("  [%s: %.0f s]" % (name, secs), flush=True)
+    return bool(rc) or "FAIL" in res
 
 
 def load_times():

@@ -241,9 +241,10 @@ def scale(trees, results, env):
 def autograder_run(trees, env):
     """The Gradescope zip as Gradescope runs it: `make autograder`'s zip
     extracted into a simulated /autograder/source, its run_autograder
-    copied to /autograder and run there on bob's submission (setup.sh's
-    make deps and make import are this machine's already: the kernels
-    archive is a stand-in)."""
+    copied to /autograder and run there on bob's submission, on this
+    Debian 12 machine (USERLAND=none: no userland to unpack; the kernels
+    archive is a stand-in, this machine's cache has them; a base that is
+    not Debian 12 is tests/check_gradescope.py's)."""
     import zipfile
     t0 = time.time()
     root = os.path.join(TOP, "autograder")
@@ -257,17 +258,12 @@ def autograder_run(trees, env):
     with open(stand_in, "wb") as f:
         f.write(b"not used: this machine's cache has the kernels")
     zpath = os.path.join(TOP, "autograder.zip")
-    rc, out = make(["-C", REPO, "autograder", "KERNELS=" + stand_in, "AUTOGRADER_ZIP=" + zpath],
+    rc, out = make(["-C", REPO, "autograder", "KERNELS=" + stand_in, "AUTOGRADER_ZIP=" + zpath,
+                    "USERLAND=none"],
                    REPO, os.path.join(TOP, "autograder-zip.out"), env)
+    from classroom import autograder
     try:
-        with zipfile.ZipFile(zpath) as z:
-            names = z.namelist()
-            for info in z.infolist():
-                z.extract(info, os.path.join(root, "source"))
-                os.chmod(os.path.join(root, "source", info.filename),
-                         (info.external_attr >> 16) & 0o777 or 0o644)
-        shutil.copy(os.path.join(root, "source", "run_autograder"),
-                    os.path.join(root, "run_autograder"))
+        names = autograder.unpack(zpath, root)
     except (OSError, zipfile.BadZipFile) as e:
         names = []
         out += str(e)
@@ -293,6 +289,28 @@ def autograder_run(trees, env):
            "score %s, %d tests, %s" % (
                r.get("score"), len(tests), valid(r) if r else (p.stdout + p.stderr)[-200:]),
            time.time() - t0)
+
+
+def once(out, results):
+    """The class's demonstrations ran once, in an untouched handout at
+    SEED=1; each student's tree graded its exercises only."""
+    lines = [ln for ln in out.splitlines() if "the demonstrations, once for the class" in ln]
+    got = {}
+    for name in ("ann", "bob", "carol", "mallory"):
+        try:
+            with open(os.path.join(results, name + ".json")) as f:
+                r = json.load(f)
+            got[name] = (r.get("exercises_only"), r["demonstrations"].get("seed"),
+                         json.dumps([c for c in r["checks"] if not c["exercise"]]))
+        except (OSError, ValueError, KeyError):
+            got[name] = None
+    same = len({g and g[2] for g in got.values()}) == 1
+    record("sandbox: the demonstrations ran once for the class (an untouched handout, "
+           "SEED=1); each student's tree graded its exercises only",
+           len(lines) == 1 and same and all(g and g[:2] == (True, 1) for g in got.values()),
+           "%s; exercises only, demonstrations' seed: %s" % (
+               lines[0] if len(lines) == 1 else "%d lines" % len(lines),
+               {n: g and g[:2] for n, g in got.items()}))
 
 
 def check_sandbox():
@@ -339,6 +357,7 @@ def check_sandbox():
         want_pts = {"ann": 0, "bob": ex_points("1.3"), "carol": 0, "mallory": 0}
         record("sandbox: points: untouched 0, 1.3 solved exactly 1.3's points", pts == want_pts,
                "points %s" % pts)
+        once(out, results)
         scale(trees, results, env)
         why = next((e.get("why", "") for e in (got["carol"] or {}).get("list", [])
                     if e["id"] == "1.3"), "")

@@ -114,3 +114,17 @@ def checkout_copy(dest):
     for rel in handout.tree_files():
         os.makedirs(os.path.join(dest, os.path.dirname(rel)), exist_ok=True)
         shutil.copy2(os.path.join(REPO, rel), os.path.join(dest, rel))
+
+
+def containers(what, top=None):
+    """vm.container, where podman and mmdebstrap are here; else one FAIL
+    line for `what` and None.  top: made anew, empty."""
+    from vm import container
+    ok, why = container.available()
+    if not ok:
+        record(what, False, why)
+        return None
+    if top:
+        shutil.rmtree(top, ignore_errors=True)
+        os.makedirs(top)
+    return container

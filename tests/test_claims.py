@@ -77,3 +77,32 @@ def test_a_bench_row_without_bench_says_where_it_comes_from(monkeypatch):
         "none": {"boot_s": 2.0}, "generic": {"boot_s": 5.0}, "swtags": {"boot_s": 4.0}})
     m, verdict, _ = page_claims.m_bench_boot({})
     assert "generic x2.50" in m and "swtags x2.00" in m and verdict == page_claims.TCG
+
+
+def test_every_row_says_where_its_figures_come_from():
+    for r in page_claims.evaluate():
+        assert r["origin"], r["id"]
+        if r["verdict"] == page_claims.NOT_HERE:
+            assert r["origin"].startswith("not measured"), r["id"]
+    assert page_claims.origin({"measure": "bench_boot"}, page_claims.NOT_HERE).startswith(
+        "not measured")
+
+
+def test_the_brk_row_falls_back_to_the_bench_run(monkeypatch):
+    """No kernel built here: the kept bench run's counts, and the row says so."""
+    monkeypatch.setattr(page_claims, "kernel_code_from", lambda: ({}, "kernels built here"))
+    monkeypatch.setattr(page_claims, "bench", lambda: {
+        "swtags": {"brk_9xx": 0, "outlined_check_calls": 7}, "swtags-brk": {"brk_9xx": 9}})
+    monkeypatch.setattr(page_claims, "bench_from", lambda: "bench/stored/results.json, host H")
+    m, verdict, _ = page_claims.m_brk_sites({})
+    assert verdict == "holds" and "0 brk #0x9xx, 7 calls" in m and "9 brk" in m
+    assert page_claims.origin({"measure": "brk_sites"}, verdict).endswith("host H")
+    monkeypatch.setattr(page_claims, "bench", lambda: None)
+    assert page_claims.m_brk_sites({})[1] == page_claims.NOT_HERE
+
+
+def test_the_slab_row_reads_the_letters_kb_as_overheads():
+    """105 against 40 kB is +162.5% (its "~260%" is the ratio); 47 against 40, +17.5%."""
+    m, verdict, _ = page_claims.m_slab_overhead({"tolerance": 0.10})
+    if verdict != page_claims.NOT_HERE:
+        assert "claimed +162.5%" in m and "claimed +17.5%" in m and "260" not in m

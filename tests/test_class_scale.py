@@ -141,3 +141,55 @@ def test_run_autograder_on_a_simulated_root(tmp_path, monkeypatch):
     t = r["tests"][0]
     assert (t["number"], t["status"], t["output_format"]) == ("1.1.1", "failed", "md")
     assert isinstance(r["execution_time"], (int, float))
+
+
+def test_a_class_grades_its_demonstrations_once_and_each_student_exercises_only():
+    """with_demonstrations: the class's demonstration checks take the place
+    of a student's own; the student's exercise checks stay; tallies follow."""
+    demos = {"seed": 1, "demonstrations": {"good": 1, "total": 2},
+             "checks": [{"exercise": None, "check": "d1", "ok": True, "why": ""},
+                        {"exercise": None, "check": "d2", "ok": False, "why": "x"}]}
+    mine = {"checks": [{"exercise": None, "check": "own demo", "ok": True, "why": ""},
+                       {"exercise": "1.3", "check": "e", "ok": True, "why": ""},
+                       {"exercise": "1.3", "check": "t", "ok": None, "why": ""}],
+            "score": 2, "total": 2, "teacher_only": 1,
+            "demonstrations": {"good": 1, "total": 1}}
+    gradeclass.with_demonstrations(mine, demos)
+    assert [c["check"] for c in mine["checks"]] == ["d1", "d2", "e", "t"]
+    assert (mine["score"], mine["total"], mine["teacher_only"]) == (2, 3, 1)
+    assert mine["demonstrations"] == {"good": 1, "total": 2, "seed": 1}
+
+
+def test_exercises_only_runs_the_steps_exercises_are_graded_on():
+    from labs import lab as labdata
+    seven = labdata.by_number(7)
+    names = grade.exercise_steps(seven)
+    assert names and set(names) == {ex["step"] for ex in seven.exercises}
+    assert "uaf" not in names            # a demonstration; 7.2's check reads it
+
+
+def test_a_step_an_exercise_reads_runs_when_it_is_read():
+    """Runs(lab): lab 7's 7.2 reads the uaf step's run, which DEMOS=no did
+    not run: it runs then, once; a name of no step is a KeyError."""
+    from labs import lab as labdata
+    seven = labdata.by_number(7)
+    ran = []
+    runs = grade.Runs(seven, lambda lab, step, runs: ran.append(step["name"])
+                      or "run of " + step["name"])
+    assert runs.get("uaf") == "run of uaf" and runs["uaf"] == "run of uaf"
+    assert ran == ["uaf"] and runs.can_run("field") and not grade.Runs(None).can_run("uaf")
+    assert runs.get("no-such-step") is None
+    with pytest.raises(KeyError):
+        grade.Runs(None)["uaf"]
+
+
+@pytest.mark.skipif(os.path.exists(os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "labs", "HANDOUT")), reason="a student tree's README is theirs")
+def test_the_readme_quotes_bench_class_as_it_printed():
+    """The README's class of 300 is the line make bench-class --keep stored."""
+    import re
+    from conftest import REPO
+    kept = open(os.path.join(REPO, "bench", "stored", "bench-class.txt")).read()
+    m = re.search(r"a class of 300 in ([\d.]+) h on five machines", kept)
+    readme = " ".join(open(os.path.join(REPO, "README.md")).read().split())
+    assert m and "a class of 300 in %s h on five" % m.group(1) in readme

@@ -2,7 +2,10 @@
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """make submit and make grade-class's pure parts (classroom/): what is
 taken from a student, and the class summary."""
+import json
 import os
+import shutil
+import subprocess
 import tarfile
 
 import pytest
@@ -105,3 +108,32 @@ def test_a_submission_says_which_hints_were_shown(tmp_path):
     mistakes.graded("2.1", [], str(state))
     assert submit.hints_seen(str(tmp_path)) == "1.1:match-all-checked:1"
     assert submit.hints_seen(str(tmp_path / "none")) == ""
+
+
+@pytest.mark.skipif(not shutil.which("shellcheck"), reason="shellcheck is not installed")
+def test_the_gradescope_zip_s_scripts_are_shellcheck_clean(tmp_path):
+    """setup.sh and run_autograder are written by classroom/autograder.py,
+    not kept as files: make lint does not see them."""
+    from classroom import autograder
+    paths = []
+    for name, text in (("setup.sh", autograder.SETUP), ("run_autograder", autograder.RUN)):
+        (tmp_path / name).write_text(text)
+        paths.append(str(tmp_path / name))
+    p = subprocess.run(["shellcheck", "-s", "sh"] + paths, capture_output=True, text=True)
+    assert p.returncode == 0, p.stdout
+
+
+def test_a_gradescope_grading_that_cannot_start_says_so(tmp_path):
+    """run_autograder with no grader to start (here: no source at all)
+    leaves a results.json that says it is not a grade, never a silent 0."""
+    from classroom import autograder
+    script = tmp_path / "run_autograder"
+    script.write_text(autograder.RUN)
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "results.json").write_text('{"score": 99}')   # a stale one
+    p = subprocess.run(["sh", str(script)], env={"PATH": os.environ["PATH"],
+                                                 "AUTOGRADER_ROOT": str(tmp_path)},
+                       capture_output=True, text=True)
+    r = json.loads((tmp_path / "results" / "results.json").read_text())
+    assert p.returncode != 0 and r["score"] == 0 and r["tests"] == []
+    assert "could not grade" in r["output"] and "not a grade" in r["output"]

@@ -248,3 +248,91 @@ def test_hw_collision_check_edges():
     assert sc.check_collision_hw(bad_hist, res) == ["histogram shows tag ee (1 times)"]
     far = {**res, 0: {"same_slot": "10000", "same_tag": "0"}}
     assert sc.check_collision_hw([], far)[0].startswith("gap 0: 0/10000 repeats, outside")
+
+
+# -- the guest programs' scenarios: vm/init/expected.toml, per variant --------
+
+QFQ_LOG = """KT-EXEC-BEGIN /qfq-lmax
+KT-SCENARIO-BEGIN qfq-lmax
+qfq-lmax: begin cve=CVE-2023-31436 fix=3037933448f6
+qfq-lmax: mtu dev=lo set=600000 ret=0 mtu=600000
+qfq-lmax: up dev=lo ret=0 flags=0x49
+qfq-lmax: predict lmax=600014 txqlen=1000 min_slot_shift=25 index=25 max_index=24 oob=1
+qfq-lmax: qdisc dev=lo kind=qfq handle=1: parent=root ret=0 msg=""
+qfq-lmax: class dev=lo classid=1:1 weight=1 lmax=none ret=%(cls)s msg="%(msg)s"
+qfq-lmax: access send to=127.0.0.1:5202 prio=0x10001 bytes=15
+%(reports)s
+qfq-lmax: sent ret=15
+qfq-lmax: recv ret=%(recv)s delivered=%(delivered)s
+qfq-lmax: end class=%(cls)s
+KT-SCENARIO-END qfq-lmax
+KT-EXEC-END /qfq-lmax
+"""
+# what the 6.1 tree's fix answers (vm/init/qfq_lmax.c's lines, as printed)
+QFQ_FIXED = QFQ_LOG % dict(cls=-22, msg="sch_qfq: MTU size out of bounds for qfq", reports="",
+                           recv=-11, delivered=0)
+
+
+def qfq_report(swtags_log, offset):
+    """The fixture's first sw-tags report (KUnit's kmalloc_oob_right), made
+    into the read that vm/init/expected.toml predicts for exp-qfq-revert."""
+    lines = swtags_log.splitlines()
+    bug = next(i for i, ln in enumerate(lines) if "BUG: KASAN: slab-out-of-bounds in" in ln)
+    end = next(i for i in range(bug + 1, len(lines)) if lines[i].endswith("=" * 66))
+    rep = "\n".join(lines[bug - 1:end + 1])
+    for old, new in (("Write of size 1", "Read of size 4"), ("kmalloc_oob_right", "qfq_activate_agg"),
+                     ("kunit_try_catch", "qfq-lmax"),
+                     ("kmalloc-128 of size 128", "kmalloc-8k of size 8192"),
+                     ("112 bytes inside of", "%d bytes inside of" % offset),
+                     ("128-byte region", "8192-byte region")):
+        assert old in rep, old
+        rep = rep.replace(old, new)
+    return rep
+
+
+def test_program_expectations_name_the_programs_and_their_kernels():
+    assert scenarios.program_expected_errors() == []
+
+
+def test_program_expectation_errors_are_found(tmp_path):
+    bad = tmp_path / "expected.toml"
+    bad.write_text('[nope]\n[qfq-lmax]\nevnts = []\n[qfq-lmax.variants.swtags]\nreports = []\n'
+                   '[qfq-lmax.variants.swtags-qfq]\nreports = ["x read"]\nfields = []\n'
+                   'colour = 1\n')
+    errs = [e.split(": ", 1)[1] for e in scenarios.program_expected_errors(str(bad))]
+    assert errs == ["[nope] is not a program scenario (vm/initramfs.py: PROGRAMS)",
+                    "[qfq-lmax] unknown key 'evnts'",
+                    "[qfq-lmax.variants.swtags] is not a variant with CONFIG_NET_SCH_QFQ=y",
+                    "[qfq-lmax.variants.swtags-qfq] unknown key 'colour'",
+                    "[qfq-lmax.variants.swtags-qfq] has 0 fields for 1 reports"]
+
+
+def test_a_program_log_is_checked_against_its_variant(swtags_log):
+    assert scenarios.check_program_log(QFQ_FIXED, "swtags-qfq") == [("qfq-lmax", [])]
+    assert dict(scenarios.check_program_log(QFQ_FIXED, "exp-qfq-revert"))["qfq-lmax"] == [
+        "reports none, expected ['slab-out-of-bounds read', 'slab-out-of-bounds read']",
+        "class ret=-22, expected 0", "recv delivered=0, expected 1"]
+    reverted = QFQ_LOG % dict(cls=0, msg="", recv=15, delivered=1, reports="\n".join(
+        qfq_report(swtags_log, off) for off in (7904, 7908)))
+    assert scenarios.check_program_log(reverted, "exp-qfq-revert") == [("qfq-lmax", [])]
+    # the generic kernel's reports are generic ones
+    assert "report 1: mode=sw-tags, expected generic" in \
+        dict(scenarios.check_program_log(reverted, "exp-qfq-revert-generic"))["qfq-lmax"]
+    cut = QFQ_FIXED.split("qfq-lmax: access")[0] + "KT-SCENARIO-END qfq-lmax\n"
+    errs = dict(scenarios.check_program_log(cut, "swtags-qfq"))["qfq-lmax"]
+    assert "no 'access' line: the scenario did not get that far" in errs
+    assert scenarios.check_program_log("KT-INIT-START\n", "swtags-qfq") == [
+        ("qfq-lmax", ["scenario not run (no KT-SCENARIO-BEGIN qfq-lmax)"])]
+    assert scenarios.check_program_log(QFQ_FIXED, "exp-fixed-tag") == [
+        ("qfq-lmax", ["vm/init/expected.toml has no row for qfq-lmax on variant exp-fixed-tag"])]
+
+
+def test_a_program_report_is_checked_field_by_field(swtags_log):
+    reverted = QFQ_LOG % dict(cls=0, msg="", recv=15, delivered=1, reports="\n".join(
+        (qfq_report(swtags_log, 7904), qfq_report(swtags_log, 7904).replace(
+            "qfq_activate_agg", "qfq_slot_insert").replace("Read of", "Write of"))))
+    assert dict(scenarios.check_program_log(reverted, "exp-qfq-revert"))["qfq-lmax"] == [
+        "reports ['slab-out-of-bounds read', 'slab-out-of-bounds write'], expected "
+        "['slab-out-of-bounds read', 'slab-out-of-bounds read']",
+        "report 2 names qfq_slot_insert, not one of qfq_activate_agg",
+        "report 2: offset=7904, expected 7908"]

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from labs import grade
-from vm import cli, initramfs, proc, variant
+from vm import cli, initramfs, proc, qemu, variant
 from vm.base import KtError
 from vm.qemu import MACHINES
 
@@ -42,6 +42,30 @@ def test_every_module_table_is_read():
 @pytest.mark.parametrize("names", ["uaf", "list", "uaf,double-free", "list,uaf"])
 def test_known_scenarios_pass(names):
     initramfs.check_scenarios(names)
+
+
+def test_a_program_scenario_is_run_by_the_init_and_only_then_in_the_initramfs():
+    """qfq-lmax is a guest program (vm/initramfs.py: PROGRAMS), not a module's
+    function: kt_exec= runs it, and only its runs put it in the initramfs
+    (every other run's initramfs stays what it was)."""
+    assert "qfq-lmax" in initramfs.scenario_names()
+    initramfs.check_scenarios("qfq-lmax")
+    assert qemu.scenario_cmdline("uaf,double-free") == "kt_run=uaf,double-free"
+    assert qemu.scenario_cmdline("qfq-lmax") == "kt_exec=qfq-lmax"
+    assert qemu.scenario_cmdline("uaf,qfq-lmax") == "kt_run=uaf kt_exec=qfq-lmax"
+    assert initramfs.optional_modules("kunit.enable=0 kt_exec=qfq-lmax") == ("qfq-lmax",)
+    assert initramfs.optional_modules("kt_run=uaf kt_exec=tcpbench") == ()
+    assert initramfs.program_source("qfq-lmax") == "qfq_lmax"
+    assert os.path.exists(os.path.join(REPO, "vm", "init", "qfq_lmax.c"))
+
+
+def test_a_program_scenario_needs_a_kernel_that_can_run_it():
+    initramfs.check_scenarios("qfq-lmax", "exp-qfq-revert")
+    initramfs.check_scenarios("uaf", "swtags")
+    with pytest.raises(initramfs.KtError, match=r"scenario qfq-lmax needs a kernel with "
+                       r"CONFIG_NET_SCH_QFQ=y, which variant swtags has not; VARIANT= one of: "
+                       r"exp-qfq-revert, exp-qfq-revert-generic, swtags-qfq"):
+        initramfs.check_scenarios("uaf,qfq-lmax", "swtags")
 
 
 @pytest.mark.parametrize("names,bad", [("bogus", "bogus"), ("uaf,nope", "nope"),
@@ -181,3 +205,26 @@ def test_sigterm_while_waiting_on_a_foreground_child():
     assert r.wait(10) == 128 + signal.SIGTERM
     assert time.time() - t0 < 3
     assert proc.wait_for(lambda: all(proc.gone(k) for k in kids), 5), kids
+
+
+def test_a_signal_while_a_child_starts_waits_until_it_is_recorded(monkeypatch):
+    """SIGTERM inside Popen() (the parent died as the child was forked):
+    the child is recorded first, then killed, then we exit 143."""
+    killed = []
+    monkeypatch.setattr(proc, "kill_children",
+                        lambda wait=True: killed.append(list(proc._children)))
+
+    class Forking:
+        pid = 4242
+
+        def __init__(self, *_a, **_k):
+            proc._on_signal(signal.SIGTERM, None)
+
+    monkeypatch.setattr(proc.subprocess, "Popen", Forking)
+    for start in (proc.foreground, proc.spawn):
+        with pytest.raises(SystemExit) as e:
+            start(["true"])
+        child = proc._children.pop()
+        assert e.value.code == 128 + signal.SIGTERM
+        assert isinstance(child, Forking) and killed.pop() == [child]
+    assert not proc._pending and not proc._starting[0]

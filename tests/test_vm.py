@@ -154,3 +154,29 @@ def test_a_variant_s_plugin_flag_comes_from_its_fragments(monkeypatch):
     assert kbuild.extra_kcflags("/c/build/ptrcmp-0123/obj") == "-fpass-plugin=/p/ptrcmp.cpp"
     assert kbuild.extra_kcflags("/c/build/swtags-0123/obj") == ""
     assert kbuild.extra_kcflags("/c/build/nosuchvariant-0123/obj") == ""
+
+
+def test_a_build_step_dies_with_its_caller():
+    """vm.base.run (a kernel build's make and the compilers under it) is a
+    process group that dies with the Python that started it: a killed
+    make check or make kernel leaves no build running."""
+    import signal
+    import sys
+    secs = "600.%d" % os.getpid()           # a sleep no other process runs
+    code = ("import vm; vm.install_signal_handlers(); from vm.base import run; "
+            "run(['sh', '-c', 'sleep %s & sleep %s; wait'])" % (secs, secs))
+    path = os.pathsep.join([vm.REPO, os.path.join(vm.REPO, "gdb-scripts")])
+    env = dict(os.environ, PYTHONPATH=path)
+    p = subprocess.Popen([sys.executable, "-c", code], env=env)
+
+    def running(n):
+        for _ in range(200):
+            out = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+            if sum(1 for ln in out.splitlines() if ln == "sleep " + secs) == n:
+                return True
+            time.sleep(0.05)
+        return False
+    assert running(2)
+    p.send_signal(signal.SIGTERM)
+    p.wait(10)
+    assert running(0)

@@ -26,7 +26,7 @@ from vm.gdb import boot_gdb, gdb_cmd, halted_vm
 from vm.initramfs import build_initramfs, build_module
 from vm.kbuild import (build_dir, build_kernel, build_key, kernel_info, kernel_release,
                        image, module_dir, source_tree, vmlinux)
-from vm.proc import descendants, gone, install_signal_handlers, interactive, wait_for
+from vm.proc import descendants, gone, install_signal_handlers, interactive, spawn, wait_for
 from vm.qemu import (BASE_CMDLINE, DEFAULT_SEED, END_MARK, START_MARK, MACHINES, Boot, QemuParams,
                      boot, free_port, machine_of_variant, qemu_version, run_seed, scenario_cmdline)
 from vm.record import find as find_recording, record as record_run
@@ -36,7 +36,7 @@ __all__ = [
     "REPO", "KtError", "cache_root", "preflight", "pristine_tree", "boot_gdb", "gdb_cmd",
     "halted_vm", "build_initramfs", "build_module", "build_dir", "build_kernel",
     "build_key", "image", "kernel_info", "kernel_release", "module_dir", "source_tree", "vmlinux",
-    "descendants", "gone", "install_signal_handlers", "interactive", "wait_for",
+    "descendants", "gone", "install_signal_handlers", "interactive", "spawn", "wait_for",
     "BASE_CMDLINE", "DEFAULT_SEED", "END_MARK", "START_MARK", "MACHINES", "Boot", "QemuParams",
     "boot", "free_port",
     "machine_of_variant", "qemu_version", "run_seed", "find_recording", "record_run",

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from typing import Callable, Optional, Sequence, Union
 
+from vm import proc
+
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VM = os.path.join(REPO, "vm")
 
@@ -73,19 +75,28 @@ class Lock:
 
 def run(cmd: Sequence[str], cwd: Optional[str] = None,
         logfile: Optional[str] = None) -> None:
-    """Run a build step; on failure show the tail of its output."""
+    """Run a build step; on failure show the tail of its output.  It runs
+    in a process group of its own that dies with us (vm/proc.py: a kernel
+    build's make and every compiler under it), never left behind."""
     if logfile:
         with open(logfile, "ab") as lf:
             lf.write(("\n$ " + " ".join(cmd) + "\n").encode())
             lf.flush()
-            p = subprocess.run(cmd, cwd=cwd, stdout=lf, stderr=subprocess.STDOUT)
-        if p.returncode:
+            rc = _wait(proc.spawn(cmd, cwd=cwd, stdout=lf, stderr=subprocess.STDOUT))
+        if rc:
             with open(logfile, "rb") as lf:
                 tail = lf.read()[-3000:].decode(errors="replace")
             sys.stderr.write(tail)
             raise KtError("`%s` failed (exit %d); full log: %s"
-                          % (" ".join(cmd[:4]), p.returncode, logfile))
+                          % (" ".join(cmd[:4]), rc, logfile))
         return
-    p = subprocess.run(cmd, cwd=cwd)
-    if p.returncode:
-        raise KtError("`%s` failed (exit %d)" % (" ".join(cmd), p.returncode))
+    rc = _wait(proc.spawn(cmd, cwd=cwd))
+    if rc:
+        raise KtError("`%s` failed (exit %d)" % (" ".join(cmd), rc))
+
+
+def _wait(p: "subprocess.Popen[bytes]") -> int:
+    try:
+        return p.wait()
+    finally:
+        proc.reap(p, grace=0)

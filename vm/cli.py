@@ -19,7 +19,8 @@ from vm import dist, proc, record
 from vm.base import KtError
 from vm.cache import cache_root, missing_tools, tarball
 from vm.gdb import HaltedVM, gdb_cmd, halted_vm, port_file, write_port_file
-from vm.initramfs import LAB_DEBUGFS, OPTIONAL, build_initramfs, check_scenarios, optional_modules
+from vm.initramfs import (LAB_DEBUGFS, OPTIONAL, PROGRAMS, build_initramfs, check_scenarios,
+                          optional_modules, program_variants)
 from vm.kbuild import build_dir, build_kernel, kt_dir
 from vm.qemu import END_MARK, boot, full_cmdline, machine_named, qemu_cmd, scenario_cmdline
 from vm.variant import DEFAULT_VARIANT, lab_module_of
@@ -113,7 +114,7 @@ def cmd_boot(a: argparse.Namespace) -> int:
         if not lab_module_of(a.variant):
             raise KtError("variant %s has no lab module (vm/configs/%s.config); scenarios "
                           "run on the others" % (a.variant, a.variant))
-        check_scenarios(a.run)
+        check_scenarios(a.run, a.variant)
     bdir = build_kernel(a.variant)
     cmdline = " ".join(x for x in (a.cmdline, scenario_cmdline(a.run)) if x)
     if a.gdb:
@@ -139,9 +140,11 @@ def boot_shell(bdir: str, cmdline: str, a: argparse.Namespace) -> int:
         return scripted_shell(bdir, cmdline, script, a)
     print("kt: starting a shell in the %s kernel; leave with `poweroff -f` "
           "or Ctrl-A X\nkt: %s" % (a.variant, SHELL_HINT), flush=True)
-    # typed by hand (not reproducible anyway): the students' scenarios too
+    # typed by hand (not reproducible anyway): the students' scenarios too,
+    # and the guest programs this kernel can run (/qfq-lmax)
+    progs = tuple(p for p in PROGRAMS if a.variant in program_variants(p))
     return proc.interactive(qemu_cmd(bdir, build_initramfs(bdir, "shell", shell=True,
-                                                           optional=tuple(OPTIONAL)),
+                                                           optional=tuple(OPTIONAL) + progs),
                                      full_cmdline("kt_shell=1 " + cmdline), interactive=True))
 
 
@@ -172,7 +175,7 @@ def boot_to_end(bdir: str, cmdline: str, a: argparse.Namespace) -> int:
 def cmd_record(a: argparse.Namespace) -> int:
     """make record: one run kept as QEMU's record/replay log."""
     if a.run:
-        check_scenarios(a.run)
+        check_scenarios(a.run, a.variant)
     cmdline = " ".join(x for x in (a.cmdline, scenario_cmdline(a.run)) if x)
     rdir, b = record.record(a.variant, cmdline, a.timeout, echo=not a.quiet)
     print("kt: recorded in %.1f s: %s\nkt: replay it halted for gdb with `make replay%s` "

@@ -8,8 +8,9 @@ default seccomp profile, no added capability, not privileged).
     r = container.run(tag, ["python3", "-m", "pytest", ...], mounts, 900)
 
 An image's recipe is data: vm/images/NAME.txt names its Debian suite
-(`suite: bookworm`) and its packages.  mmdebstrap makes it from Debian's
-archive (nothing from a registry), into CACHE/images/NAME-KEY.tar, KEY
+(`suite: bookworm`), its mmdebstrap variant (`variant: minbase`; apt by
+default) and its packages.  mmdebstrap makes it from Debian's archive
+(nothing from a registry), into CACHE/images/NAME-KEY.tar (rootfs()), KEY
 being the sha of the recipe; `podman import` makes it the image
 kasan-tags-NAME:KEY.  A changed recipe is a new key: an image never hides
 a change.
@@ -39,23 +40,25 @@ def available() -> Tuple[bool, str]:
             if missing else "")
 
 
-def recipe(name: str) -> Tuple[str, List[str], str]:
-    """(suite, packages, key) of vm/images/NAME.txt."""
+def recipe(name: str) -> Tuple[str, str, List[str], str]:
+    """(suite, variant, packages, key) of vm/images/NAME.txt."""
     path = os.path.join(IMAGES, name + ".txt")
     if not os.path.exists(path):
         raise KtError("no image recipe %s (images: %s)" % (path, ", ".join(sorted(
             f[:-4] for f in os.listdir(IMAGES) if f.endswith(".txt")))))
     text = open(path).read()
-    suite, pkgs = "", []
+    suite, variant, pkgs = "", "apt", []
     for line in text.splitlines():
         line = line.split("#", 1)[0].strip()
         if line.startswith("suite:"):
             suite = line.split(":", 1)[1].strip()
+        elif line.startswith("variant:"):
+            variant = line.split(":", 1)[1].strip()
         elif line:
             pkgs += line.split()
-    if not suite or not pkgs:
-        raise KtError("%s: needs a `suite:` line and packages" % path)
-    return suite, pkgs, sha256_text(name, text)[:12]
+    if not suite or not (pkgs or variant == "minbase"):
+        raise KtError("%s: needs a `suite:` line and packages (or `variant: minbase`)" % path)
+    return suite, variant, pkgs, sha256_text(name, text)[:12]
 
 
 def _has_image(tag: str) -> bool:
@@ -63,33 +66,46 @@ def _has_image(tag: str) -> bool:
     return p.returncode == 0
 
 
+def rootfs(name: str) -> str:
+    """CACHE/images/NAME-KEY.tar: recipe NAME's root filesystem, made by
+    mmdebstrap from Debian's archive if it is not there yet."""
+    suite, variant, pkgs, key = recipe(name)
+    top = os.path.join(cache.cache_root(), "images")
+    os.makedirs(top, exist_ok=True)
+    tar = os.path.join(top, "%s-%s.tar" % (name, key))
+    with Lock(os.path.join(top, name + ".lock")):
+        if not os.path.exists(tar):
+            if shutil.which("mmdebstrap") is None:
+                raise KtError("containers: needs mmdebstrap (make deps installs it)")
+            log("making the %s root filesystem (Debian %s, %s, %d packages) with mmdebstrap"
+                % (name, suite, variant, len(pkgs)))
+            p = subprocess.run(["mmdebstrap", "--variant=" + variant]
+                               + (["--include=" + ",".join(pkgs)] if pkgs else [])
+                               + [suite, tar[:-4] + ".tmp.tar"], capture_output=True,
+                               text=True, timeout=1800)
+            if p.returncode:
+                said = p.stderr.strip().splitlines() or ["?"]
+                raise KtError("mmdebstrap %s failed: %s" % (suite, said[-1]))
+            os.replace(tar[:-4] + ".tmp.tar", tar)
+    return tar
+
+
 def image(name: str) -> str:
     """The podman image of recipe NAME, made if it is not there yet: its tag."""
     ok, why = available()
     if not ok:
         raise KtError("containers: %s" % why)
-    suite, pkgs, key = recipe(name)
+    key = recipe(name)[3]
     tag = "localhost/kasan-tags-%s:%s" % (name, key)
-    top = os.path.join(cache.cache_root(), "images")
-    os.makedirs(top, exist_ok=True)
-    with Lock(os.path.join(top, name + ".lock")):
-        if _has_image(tag):
-            return tag
-        tar = os.path.join(top, "%s-%s.tar" % (name, key))
-        if not os.path.exists(tar):
-            log("making the %s image (Debian %s, %d packages) with mmdebstrap" % (
-                name, suite, len(pkgs)))
-            p = subprocess.run(["mmdebstrap", "--variant=apt", "--include=" + ",".join(pkgs),
-                                suite, tar[:-4] + ".tmp.tar"], capture_output=True, text=True,
-                               timeout=1800)
+    if _has_image(tag):
+        return tag
+    tar = rootfs(name)
+    with Lock(os.path.join(os.path.dirname(tar), name + ".import.lock")):
+        if not _has_image(tag):
+            p = subprocess.run(PODMAN + ["import", tar, tag], capture_output=True, text=True,
+                               timeout=600)
             if p.returncode:
-                said = p.stderr.strip().splitlines() or ["?"]
-                raise KtError("mmdebstrap %s failed: %s" % (suite, said[-1]))
-            os.replace(tar[:-4] + ".tmp.tar", tar)
-        p = subprocess.run(PODMAN + ["import", tar, tag], capture_output=True, text=True,
-                           timeout=600)
-        if p.returncode:
-            raise KtError("podman import %s failed: %s" % (tar, p.stderr.strip()[-300:]))
+                raise KtError("podman import %s failed: %s" % (tar, p.stderr.strip()[-300:]))
     return tag
 
 

@@ -14,7 +14,7 @@ from typing import List, Sequence, Tuple
 from vm import cache
 from vm.base import REPO, VM, KtError, Lock, run, sha256_file
 from vm.kbuild import arch, extra_kcflags, kernel_info, kt_dir, module_dir
-from vm.variant import lab_module_of
+from vm.variant import fragment_options, lab_module_of, resolve_variant, variants
 
 # Where Debian's static arm64 busybox is unpacked, in the cache.
 BUSYBOX = os.path.join("busybox", "bin", "busybox")
@@ -174,18 +174,42 @@ def table_scenarios(c_text: str) -> List[str]:
     return [n for t in SCENARIO_TABLE.findall(c_text) for n in SCENARIO_NAME.findall(t)]
 
 
+# Scenarios that are guest programs, not functions of a lab module: a real
+# kernel bug reached from user space (lab 9).  NAME is /NAME in the guest,
+# built from vm/init/<NAME, '-' as '_'>.c; `make run SCENARIO=NAME` has the
+# init run it (kt_exec=NAME: vm/qemu.py, scenario_cmdline), and the program
+# prints the KT-SCENARIO-BEGIN/END markers itself.  Each needs a kernel
+# option that only some variants have (its value: the option), and, like
+# the OPTIONAL modules, is in the initramfs only when the command line runs
+# it: every other run's initramfs, and so its boot, stays what it was.
+PROGRAMS = {"qfq-lmax": "CONFIG_NET_SCH_QFQ"}
+
+
+def program_source(name: str) -> str:
+    """vm/init/NAME.c's NAME for scenario NAME of PROGRAMS (qfq_lmax)."""
+    return name.replace("-", "_")
+
+
 def scenario_names() -> List[str]:
-    """Every scenario the lab modules' sources define (labs/module/*.c)."""
+    """Every scenario the lab modules' sources define (labs/module/*.c),
+    then the guest programs' (PROGRAMS)."""
     out: List[str] = []
     for c in sorted(glob.glob(os.path.join(REPO, "labs", "module", "*.c"))):
         out += table_scenarios(open(c).read())
-    return out
+    return out + sorted(PROGRAMS)
 
 
-def check_scenarios(names: str) -> None:
+def program_variants(name: str) -> List[str]:
+    """The variants whose kernel has what program scenario NAME needs."""
+    return [v for v in variants()
+            if fragment_options(resolve_variant(v)[0]).get(PROGRAMS[name]) == "y"]
+
+
+def check_scenarios(names: str, variant: str = "") -> None:
     """Refuse unknown names in `kt_run=a,b` before anything is built or
     booted.  A handout ships kasan_mystery.ko without its source: a name
-    found as a string in a shipped module counts too."""
+    found as a string in a shipped module counts too.  With a variant, a
+    program scenario must be one its kernel can run."""
     known = scenario_names()
     shipped = [open(k, "rb").read() for k in glob.glob(os.path.join(
         REPO, "labs", "module", "shipped", "*", "*.ko"))]
@@ -194,6 +218,10 @@ def check_scenarios(names: str) -> None:
                 not any(b"\0" + n.encode() + b"\0" in k for k in shipped):
             raise KtError("unknown scenario %r; `make run SCENARIO=list` lists them: %s"
                           % (n, ", ".join(known)))
+        if variant and n in PROGRAMS and variant not in program_variants(n):
+            raise KtError("scenario %s needs a kernel with %s=y, which variant %s has not; "
+                          "VARIANT= one of: %s" % (n, PROGRAMS[n], variant,
+                                                   ", ".join(program_variants(n))))
 
 
 def shipped_module(bdir: str) -> str:
@@ -256,16 +284,19 @@ OPTIONAL = {"kasan_student.ko": "student-", "kasan_mystery.ko": "mystery-"}
 
 def optional_modules(cmdline: str) -> Tuple[str, ...]:
     """The OPTIONAL modules this command line runs a scenario of (kt_run=
-    student-..., mystery-..., or list, which lists them all).  Only those are
-    in the initramfs: a module that a run does not use must not move its
-    tags and counts -- a student's stub and solution differ in size, and a
-    handout has the mystery module for one kernel only."""
+    student-..., mystery-..., or list, which lists them all), and the
+    PROGRAMS it runs (kt_exec=NAME).  Only those are in the initramfs: a
+    module that a run does not use must not move its tags and counts -- a
+    student's stub and solution differ in size, and a handout has the
+    mystery module for one kernel only."""
     out = set()
     for word in cmdline.split():
         if word.startswith("kt_run="):
             for name in word[7:].split(","):
                 out |= {ko for ko, prefix in OPTIONAL.items()
                         if name == "list" or name.startswith(prefix)}
+        elif word.startswith("kt_exec="):
+            out |= {name for name in word[8:].split(",") if name in PROGRAMS}
     return tuple(sorted(out))
 
 
@@ -277,12 +308,13 @@ def student_of(cmdline: str) -> bool:
 def build_initramfs(bdir: str, name: str = "default", shell: bool = False,
                     optional: Sequence[str] = ()) -> str:
     """initramfs with /init, the lab modules (of the OPTIONAL ones, only
-    those named), and (for `shell`) busybox.
+    those named), the PROGRAMS named, and (for `shell`) busybox.
 
     One run at a time builds them (a student's `make lab N=1` while `make`
     grades lab 1 in another terminal); the archive is replaced atomically,
     so a QEMU reading the previous one keeps it."""
-    suffix = "".join("-" + ko.split("_")[1].split(".")[0] for ko in sorted(optional))
+    suffix = "".join("-" + (x if x in PROGRAMS else x.split("_")[1].split(".")[0])
+                     for x in sorted(optional))
     with Lock(kt_dir(bdir, "initramfs.lock"), "building the lab module and initramfs"):
         return _build_initramfs(bdir, name + suffix, shell, tuple(optional))
 
@@ -307,6 +339,8 @@ def _build_initramfs(bdir: str, name: str, shell: bool, optional: Tuple[str, ...
             "dir /lib 0755 0 0", "dir /lib/modules 0755 0 0",
             "file /init %s 0755 0 0" % init,
             "file /tcpbench %s 0755 0 0" % build_prog(bdir, "tcpbench")]
+    spec += ["file /%s %s 0755 0 0" % (p, build_prog(bdir, program_source(p)))
+             for p in optional if p in PROGRAMS]
     for ko in build_module(bdir):
         if os.path.basename(ko) not in OPTIONAL or os.path.basename(ko) in optional:
             spec.append("file /lib/modules/%s %s 0644 0 0" % (os.path.basename(ko),

@@ -155,13 +155,11 @@ def image(bdir: str) -> str:
 
 
 def tree_suffix() -> str:
-    """"" for this checkout; "-<hash of its path>" for a student handout
-    (labs/HANDOUT), or a tree whose runs set KASAN_TAGS_TREE_APART=1 (make
-    check's copies), so that trees sharing the cache never overwrite each
-    other's modules and initramfs."""
-    if not os.path.exists(os.path.join(REPO, "labs", "HANDOUT")) and \
-            os.environ.get("KASAN_TAGS_TREE_APART") != "1":
-        return ""
+    """"-<hash of this tree's path>": every tree (a checkout, a clone, a
+    student's handout, make check's copies) that shares the cache has its
+    own module and initramfs dir, so that one tree's module build never
+    replaces the .ko another tree's gdb or kasan-decode is reading.  The
+    transcripts show it as kt/ (labs/transcripts.py: clean_paths)."""
     return "-" + sha256_text(REPO)[:8]
 
 

@@ -15,15 +15,18 @@ from the thread that outlives the child (boot_gdb waits in the same thread).
 """
 
 import atexit
+import contextlib
 import ctypes
 import os
 import signal
 import subprocess
 import sys
 import time
-from typing import Any, List, Sequence
+from typing import Any, Iterator, List, Sequence
 
 _children: List["subprocess.Popen[bytes]"] = []
+_starting = [0]                 # children being started right now
+_pending: List[int] = []        # a signal that came while they were
 PR_SET_PDEATHSIG = 1
 
 
@@ -57,8 +60,25 @@ def kill_children(wait: bool = True) -> None:
 
 
 def _on_signal(sig: int, _frame: Any) -> None:
+    if _starting[0]:
+        _pending.append(sig)    # the child is not in _children yet
+        return
     kill_children(wait=False)
     sys.exit(128 + sig)
+
+
+@contextlib.contextmanager
+def _starting_child() -> Iterator[None]:
+    """Hold SIGTERM/SIGHUP while a child is started and recorded: exiting
+    inside Popen() would leave a child that is nobody's to kill, and one
+    whose setpriv had not yet asked for its own death signal."""
+    _starting[0] += 1
+    try:
+        yield
+    finally:
+        _starting[0] -= 1
+        if _pending and not _starting[0]:
+            _on_signal(_pending.pop(0), None)
 
 
 atexit.register(kill_children)
@@ -81,9 +101,10 @@ def install_signal_handlers() -> None:
 
 def spawn(cmd: Sequence[str], **kw: Any) -> "subprocess.Popen[bytes]":
     """Start a child in its own process group that dies with us."""
-    p = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", "--"] + list(cmd),
-                         start_new_session=True, **kw)
-    _children.append(p)
+    with _starting_child():
+        p = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", "--"] + list(cmd),
+                             start_new_session=True, **kw)
+        _children.append(p)
     return p
 
 
@@ -107,8 +128,9 @@ def reap(p: "subprocess.Popen[bytes]", grace: float = 3) -> None:
 def foreground(cmd: Sequence[str]) -> "subprocess.Popen[bytes]":
     """Start a child on this terminal (same process group, so Ctrl-C and
     the tty reach it) that still dies with us."""
-    p = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", "--"] + list(cmd))
-    _children.append(p)
+    with _starting_child():
+        p = subprocess.Popen(["setpriv", "--pdeathsig", "KILL", "--"] + list(cmd))
+        _children.append(p)
     return p
 
 

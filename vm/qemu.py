@@ -21,7 +21,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 from vm import proc, qemupkg, runcache
 from vm.base import KtError, log
 from vm.kbuild import image, kernel_info, kt_dir
-from vm.initramfs import build_initramfs, optional_modules
+from vm.initramfs import PROGRAMS, build_initramfs, optional_modules
 from vm.variant import CONFIGS, inherited_directive
 
 START_MARK = "KT-INIT-START"
@@ -216,8 +216,15 @@ def full_cmdline(cmdline: str = "") -> str:
 
 
 def scenario_cmdline(names: str) -> str:
-    """The init's command line that runs lab scenarios `a,b,c`."""
-    return ("kt_run=" + names) if names else ""
+    """The init's command line that runs lab scenarios `a,b,c`: kt_run= for
+    the lab modules' scenarios, kt_exec= for the guest programs' (PROGRAMS,
+    run after the others: the init runs kt_run= first)."""
+    progs = [n for n in re.split(r"[, ]", names) if n in PROGRAMS]
+    if not progs:
+        return ("kt_run=" + names) if names else ""
+    rest = [n for n in re.split(r"[, ]", names) if n and n not in PROGRAMS]
+    return " ".join((["kt_run=" + ",".join(rest)] if rest else []) +
+                    ["kt_exec=" + ",".join(progs)])
 
 
 def qemu_cmd(bdir: str, initrd: str, cmdline: str, gdb_port: Optional[int] = None,

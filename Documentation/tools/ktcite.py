@@ -12,6 +12,12 @@
         a line of a seed patch of the v9 series: the patch number, then text
         the line contains.  Renders as ``v9 16/20, line 306``, linked to the
         patch's page, with the line on hover.
+    :kt:`labs/module/kasan_lab.c:if (++same_tag == 8)`
+        a line of this checkout (the project's own code: a lab module, an
+        experiment's patch, a grader), in the same form as :src:.  Renders
+        as ``labs/module/kasan_lab.c:537``, with the line on hover: what a
+        page says our code always or never does is bound to the line that
+        bounds it (tests/test_quantifiers.py).
 
 A citation that does not resolve -- no such file, no such patch among the
 seeds, no line containing the text -- is a build warning, so
@@ -75,11 +81,11 @@ def tree_version(tree: str) -> str:
                     for k in ("VERSION", "PATCHLEVEL", "SUBLEVEL"))
 
 
-def resolve_src(tree: str, text: str) -> Tuple[str, int, str]:
+def resolve_src(tree: str, text: str, what: str = "the installed tree") -> Tuple[str, int, str]:
     path, fragment = parse_target(text)
     full = os.path.normpath(os.path.join(tree, path))
     if not full.startswith(os.path.normpath(tree) + os.sep) or not os.path.isfile(full):
-        raise CiteError("%s is not a file of the installed tree" % path)
+        raise CiteError("%s is not a file of %s" % (path, what))
     lines = open(full, errors="replace").read().splitlines()
     n = find_line(lines, fragment)
     return path, n, lines[n - 1].strip()
@@ -93,6 +99,11 @@ def seed_files(v9: str) -> Dict[int, str]:
         if m and m.group(2) != "-":
             out[int(m.group(1))] = m.group(2)
     return out
+
+
+def resolve_kt(repo: str, text: str) -> Tuple[str, int, str]:
+    """A line of this checkout: (path, line number, the line)."""
+    return resolve_src(repo, text, "this checkout")
 
 
 def resolve_v9(v9: str, text: str) -> Tuple[int, int, str]:
@@ -151,6 +162,20 @@ def v9_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
                  "v9 %02d/20, line %d" % (num, n), "kt-v9")
 
 
+def kt_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
+            options: Optional[Dict[str, Any]] = None,
+            content: Optional[List[str]] = None) -> Tuple[List[Any], List[Any]]:
+    env, cfg = _config(inliner)
+    try:
+        path, n, line = resolve_kt(cfg.kt_repo or env.srcdir, text)
+    except (CiteError, OSError) as e:
+        return _fail(inliner, lineno, rawtext, str(e))
+    shown = nodes.abbreviation(rawtext, "", explanation="this checkout: " + line,
+                               classes=["kt-kt"])
+    shown += nodes.literal(text="%s:%d" % (path, n))
+    return [shown], []
+
+
 def _version(app: Any, config: Any) -> None:
     if config.kt_linux_tree and not config.kt_linux_version:
         config.kt_linux_version = tree_version(config.kt_linux_tree)
@@ -160,7 +185,9 @@ def setup(app: Any) -> Dict[str, Any]:
     app.add_config_value("kt_linux_tree", "", "env")
     app.add_config_value("kt_linux_version", "", "env")
     app.add_config_value("kt_v9_dir", "", "env")
+    app.add_config_value("kt_repo", "", "env")
     app.add_role("src", src_role)
     app.add_role("v9", v9_role)
+    app.add_role("kt", kt_role)
     app.connect("config-inited", _version)
     return {"parallel_read_safe": True, "version": "1"}

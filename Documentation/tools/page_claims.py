@@ -11,12 +11,17 @@ Where the measurements come from (nothing is booted or built here):
   the tree      the installed 6.1 tree (arch/arm64/Makefile, kasan-tags.h)
   kernels       build/check/kernel-code.json (make check's kernel-code
                 check), else llvm-size/llvm-objdump on vmlinux files that
-                are already built; "not built here" otherwise
+                are already built; for the brk counts, else the bench
+                run's (below); "not built here" otherwise
   make bench    build/bench/results.json, if `make bench` ran here, else
-                the run kept in bench/stored/ (make bench-keep)
+                the run kept in bench/stored/ (make bench-keep), with the
+                host it was measured on
 Each MEASURES function returns (measured text, verdict, note); `verdict`
 is "holds", "differs", "cannot be measured under TCG", "cannot be measured
-under QEMU", or "not measured here" when its input is missing."""
+under QEMU", or "not measured here" when its input is missing.  origin()
+says, for the table's "figures from" column, which of these inputs gave
+the row its figures: a stored run of this checkout, the tree, kernels
+built on this machine, or bench/stored/ (another host, named)."""
 
 import functools
 import json
@@ -68,13 +73,19 @@ def tree() -> Optional[str]:
         return None
 
 
-@functools.lru_cache(maxsize=None)
 def kernel_code() -> Dict[str, Dict[str, int]]:
     """{variant: {"text": bytes, "brk_9xx": n, "check_calls": n}}: make check's
     record, else what the vmlinux files already built give."""
+    return kernel_code_from()[0]
+
+
+@functools.lru_cache(maxsize=None)
+def kernel_code_from() -> Tuple[Dict[str, Dict[str, int]], str]:
+    """kernel_code()'s figures and where they come from (words for origin())."""
     try:
         with open(KERNEL_CODE) as f:
-            return json.load(f)["variants"]
+            return json.load(f)["variants"], \
+                "kernels built on this machine (build/check/kernel-code.json, make check)"
     except (OSError, ValueError, KeyError):
         pass
     out = {}
@@ -86,7 +97,7 @@ def kernel_code() -> Dict[str, Dict[str, int]]:
             continue
         if os.path.exists(path):
             out[v] = measure_vmlinux(path, disassemble=v in (SW, SW + "-brk"))
-    return out
+    return out, "the vmlinux files built on this machine"
 
 
 def measure_vmlinux(path: str, disassemble: bool = True) -> Dict[str, int]:
@@ -116,6 +127,21 @@ def bench() -> Optional[Dict[str, Any]]:
     from bench.table import last_results
     data, _ = last_results(REPO)
     return data.get("results") if isinstance(data, dict) else None
+
+
+def bench_from() -> str:
+    """Where bench() reads (words for origin()): this machine's own run, or
+    the kept one with the host it was measured on; "" if neither."""
+    from bench.table import KEPT, last_results
+    data, where = last_results(REPO)
+    if not isinstance(data, dict):
+        return ""
+    meta = data.get("meta", {})
+    if where != KEPT:
+        return "this machine's make bench (%s/results.json, %s)" % (where, meta.get("date", "?"))
+    return ("%s/results.json (make bench-keep), measured on the host %s, %s (the "
+            "-bench kernels, with the network stack)" % (where, meta.get("host", "not recorded"),
+                                                         meta.get("date", "?")))
 
 
 # -- verdicts ---------------------------------------------------------------------
@@ -173,7 +199,16 @@ def m_shadow_reserved_swtags(c: Dict[str, Any]) -> Row:
     return _shadow(c, ((SW, 16),))
 
 
-def _slab(c: Dict[str, Any], claimed: Dict[str, float]) -> Row:
+def pct(x: float) -> str:
+    """An overhead as a signed percent: +347%, +162.5% (no rounding away of a half)."""
+    p = 100 * x
+    return ("%+.0f%%" if abs(p - round(p)) < 0.05 else "%+.1f%%") % p
+
+
+def _slab(c: Dict[str, Any], claimed: Dict[str, float],
+          how: Optional[Dict[str, str]] = None) -> Row:
+    """Each mode's slab overhead over none's (slab / none's slab - 1, as a
+    percent), against the claimed overhead in the same unit."""
     t = stored_table("04")
     mem = (t or {}).get("memory", {})
     if not all(m in mem and "slab" in mem[m] for m in list(claimed) + [NONE]):
@@ -182,15 +217,22 @@ def _slab(c: Dict[str, Any], claimed: Dict[str, float]) -> Row:
     parts, ok = [], True
     for m, want in claimed.items():
         over = mem[m]["slab"] / base - 1
-        parts.append("%s %+.0f%% (%d kB against none's %d kB; claimed %+.0f%%, %+.0f points)" % (
-            m, 100 * over, mem[m]["slab"], base, 100 * want, 100 * (over - want)))
+        parts.append("%s %s (%d kB against none's %d kB; claimed %s%s, %+.0f points)" % (
+            m, pct(over), mem[m]["slab"], base, pct(want), (how or {}).get(m, ""),
+            100 * (over - want)))
         ok = ok and abs(over - want) <= c.get("tolerance", 0.10)
     return "; ".join(parts), "holds" if ok else "differs", \
         "Slab: of /proc/meminfo after boot, lab 4's stored run (a tinyconfig kernel)"
 
 
 def m_slab_overhead(c: Dict[str, Any]) -> Row:
-    return _slab(c, {GEN: 2.60, SW: 0.20})
+    """The cover letter's own kB, read as overheads like the measured ones:
+    105 against 40 kB is +162.5% (its "~260%" is 105/40, the ratio, which
+    the performance page compares), 47 against 40 kB is +17.5% ("~20%")."""
+    from bench.kasan_modes import COVER
+    kb = COVER["slab_kb"]
+    return _slab(c, {m: kb[m] / kb[NONE] - 1 for m in (GEN, SW)},
+                 {m: ", the letter's %d kB against %d" % (kb[m], kb[NONE]) for m in (GEN, SW)})
 
 
 def m_slab_generic(c: Dict[str, Any]) -> Row:
@@ -210,9 +252,10 @@ def m_tag_collisions(c: Dict[str, Any]) -> Row:
     col = t.get("collision", {})
     k0, n0 = col["0"]
     k1, n1 = col["1"]
-    return ("6.1 draws %d tags (0x00..0x%02x), from an LCG taken modulo %d; a reused slot "
-            "kept its tag %d/%d times with no allocation between (the LCG's parity forbids "
-            "it) and %d/%d with one (1/%.0f; the generator predicts 1/127)"
+    return ("6.1 draws %d tags (0x00..0x%02x): a 32-bit LCG's output taken modulo %d; a "
+            "reused slot kept its tag %d/%d times with no allocation between (the parity "
+            "of the LCG's state forbids it) and %d/%d with one (1/%.0f; the generator "
+            "predicts 1/127)"
             % (tag_max + 1, tag_max, tag_max + 1, k0, n0, k1, n1, n1 / k1 if k1 else 0),
             "holds" if tag_max + 1 == 256 and within(k1 / n1, 1 / 256, 0.2) else "differs",
             "lab 4's stored run; the rate depends on the draws between, not 1/256")
@@ -266,11 +309,26 @@ def m_text_size(c: Dict[str, Any]) -> Row:
             "checks (hwasan-inline-all-checks=0), so its .text grows less")
 
 
+def brk_counts() -> Tuple[Dict[str, Dict[str, int]], str]:
+    """The brk and check-call counts per variant, and where they come from:
+    the kernels built here, else the bench run (bench/kasan_modes.py's
+    check_counts(), on the -bench kernels); ({}, "") if neither has them."""
+    code, where = kernel_code_from()
+    if "brk_9xx" in code.get(SW, {}):
+        return code, where
+    res = bench() or {}
+    if "brk_9xx" in res.get(SW, {}):
+        return {v: {"brk_9xx": r["brk_9xx"], "check_calls": r.get("outlined_check_calls", 0)}
+                for v, r in res.items() if "brk_9xx" in r}, bench_from()
+    return {}, ""
+
+
 def m_brk_sites(c: Dict[str, Any]) -> Row:
-    code = kernel_code()
+    code, _ = brk_counts()
     sw = code.get(SW, {})
     if "brk_9xx" not in sw:
-        return "no swtags kernel built here", NOT_HERE, "make check's kernel-code check counts them"
+        return ("no swtags kernel built here and no bench run", NOT_HERE,
+                "make check's kernel-code check counts them")
     txt = "swtags vmlinux: %d brk #0x9xx, %d calls to __hwasan_check_*" % (
         sw["brk_9xx"], sw.get("check_calls", 0))
     brk = code.get(SW + "-brk", {})
@@ -312,25 +370,65 @@ def m_bench_inline(c: Dict[str, Any]) -> Row:
 MEASURES: Dict[str, Callable[[Dict[str, Any]], Row]] = {
     name[2:]: fn for name, fn in globals().items() if name.startswith("m_") and callable(fn)}
 
+# What each measure reads (its m_ function above): the inputs origin() names.
+LAB_RUN = "this checkout's stored run of lab %d (%s, make fixtures N=%d)"
+INPUTS = {"shadow_scale": ("tree",), "tag_collisions": ("tree", "04"),
+          "hwtags_tags": ("06",), "hwtags_collisions": ("06",), "hwtags_memory": ("06",),
+          "text_size": ("kernels",), "brk_sites": ("brk",)}
+
+
+def inputs(measure: str) -> Tuple[str, ...]:
+    if measure in INPUTS:
+        return INPUTS[measure]
+    return ("bench",) if measure.startswith("bench_") else ("04",)
+
+
+def origin(c: Dict[str, Any], verdict: str) -> str:
+    """Where a row's figures come from, in words: a stored run of this
+    checkout, the 6.1 tree installed here, kernels built on this machine, or
+    a bench run (this machine's, or bench/stored/'s with its host); "not
+    measured" when the row has none."""
+    if verdict == NOT_HERE:
+        return "not measured: its input is missing here"
+    out = []
+    for i in inputs(c["measure"]):
+        if i == "tree":
+            out.append("the 6.1 tree installed here")
+        elif i in ("04", "06"):
+            import glob
+            for path in glob.glob(os.path.join(REPO, "labs", i + "-*", "runs", "table.json.xz")):
+                out.append(LAB_RUN % (int(i), os.path.relpath(path, REPO), int(i)))
+        elif i == "kernels":
+            out.append(kernel_code_from()[1])
+        elif i == "brk":
+            out.append(brk_counts()[1])
+        else:
+            out.append(bench_from() or "not measured: no make bench run here and none kept")
+    return "; ".join(out) or "not measured"
+
 
 def evaluate(claims: Optional[List[Dict[str, Any]]] = None) -> List[Dict[str, Any]]:
     """Each claim with its measured text, verdict and note."""
     out = []
     for c in claims if claims is not None else load_claims():
         measured, verdict, note = MEASURES[c["measure"]](c)
-        out.append(dict(c, measured=measured, verdict=verdict, note=note))
+        out.append(dict(c, measured=measured, verdict=verdict, note=note,
+                        origin=origin(c, verdict)))
     return out
 
 
 def table_rst(rows: List[Dict[str, Any]]) -> str:
     def cell(s: str) -> str:
         return " ".join(str(s).split()).replace("*", "\\*").replace("|", "\\|")
-    out = [".. list-table::\n   :header-rows: 1\n   :widths: 18 30 34 18\n   :class: kt-claims\n\n",
-           "   * - source\n     - claim\n     - measured here\n     - verdict\n"]
+    out = [".. list-table::\n   :header-rows: 1\n   :widths: 15 25 30 16 14\n"
+           "   :class: kt-claims\n\n",
+           "   * - source\n     - claim\n     - measured here\n     - figures from\n"
+           "     - verdict\n"]
     for r in rows:
-        out.append("   * - %s\n     - %s\n     - %s%s\n     - **%s**\n" % (
+        out.append("   * - %s\n     - %s\n     - %s%s\n     - %s\n     - **%s**\n" % (
             cell(r["source"]), cell(r["claim"]), cell(r["measured"]),
-            " (%s)" % cell(r["note"]) if r["note"] else "", cell(r["verdict"])))
+            " (%s)" % cell(r["note"]) if r["note"] else "", cell(r.get("origin", "")),
+            cell(r["verdict"])))
     return "".join(out) + "\n"
 
 

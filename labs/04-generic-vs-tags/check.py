@@ -51,10 +51,10 @@ def check_table_data(t):
     if "1" in col:
         k, n = col["1"]
         lo, hi = scenarios.binomial_bounds(n, 1 / 127)
-        res.append(("tag collisions, one draw apart: within the binomial band of 1/127",
+        res.append(("tag collisions, one allocation in between: within the binomial band of 1/127",
                     n > 0 and lo <= k <= hi, "%d of %d, band [%d, %d]" % (k, n, lo, hi)))
     else:
-        res.append(("tag collisions, one draw apart: within the binomial band of 1/127",
+        res.append(("tag collisions, one allocation in between: within the binomial band of 1/127",
                     False, "no collision result (gap=1) in the swtags log"))
     mem = t.get("memory", {})
     for m, expect in ((GEN, 8), (SW, 16)):

@@ -58,7 +58,7 @@ def test_lab4_binomial_band_edges():
         t = table()
         t["collision"]["1"] = [k, 10000]
         got = dict((n, o) for n, o, _ in check(t))
-        assert got["tag collisions, one draw apart: within the binomial band of 1/127"] is ok, k
+        assert got["tag collisions, one allocation in between: within the binomial band of 1/127"] is ok, k
     t = table()
     t["collision"]["1"] = [0, 0]
     assert not all(ok for _, ok, _ in check(t))
@@ -66,7 +66,7 @@ def test_lab4_binomial_band_edges():
 
 def test_lab4_band_at_large_n_and_tiny_n():
     check = LAB.module.check_table_data
-    name = "tag collisions, one draw apart: within the binomial band of 1/127"
+    name = "tag collisions, one allocation in between: within the binomial band of 1/127"
     t = table()
     t["collision"]["1"] = [925, 100000]     # inside 1/127's band, outside 1/128's
     assert named(check(t))[name] is True

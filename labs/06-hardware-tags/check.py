@@ -92,8 +92,10 @@ def check_table_data(t):
     for gap, p in scenarios.HW_REPEAT.items():
         k, n = col.get(str(gap), (0, 0))
         lo, hi = scenarios.binomial_bounds(n, p)
-        res.append(("hwtags collisions, gap %d: within the binomial band of 1/%.1f (QEMU's "
-                    "IRG)" % (gap, 1 / p), n > 0 and lo <= k <= hi,
+        # the rate as the page names it: gap + 1 offsets of 4 bits (2/16, 19/256)
+        rate = "%d/%d" % (round(p * 16 ** (gap + 1)), 16 ** (gap + 1))
+        res.append(("hwtags collisions, gap %d: within the binomial band of %s (QEMU's "
+                    "IRG)" % (gap, rate), n > 0 and lo <= k <= hi,
                     "%d of %d, band [%d, %d]" % (k, n, lo, hi)))
     mem = t.get("memory", {})
     sh = {m: metrics.shadow_kb(mem[m], mem[NONE]) if mem.get(m) and mem.get(NONE) else None

@@ -9,13 +9,13 @@
 //    compared/subtracted (ignoring comparisons with NULL pointers and with
 //    pointers obtained by casting an error code to a pointer type)"
 //
-// That pass was never published.  This one puts a call
+// The cover letter does not say where that pass is.  This one puts a call
 //     __ptrcmp_check(void *a, void *b)
 // before every pointer comparison (icmp on two pointers) and every pointer
 // subtraction (sub of two ptrtoint values) in the functions KASAN itself
 // instruments: those with the sanitize_hwaddress attribute.  So it leaves
 // alone what KASAN leaves alone -- noinstr code, mm/kasan itself, early
-// boot.  The runtime (patches/experiments/08-ptrcmp-runtime.patch,
+// boot.  The runtime (patches/experiments/09-ptrcmp-runtime.patch,
 // mm/kasan/ptrcmp.c) records the call sites whose two pointers carry
 // different tags.
 //
