@@ -5,11 +5,11 @@ import json
 import os
 import re
 import subprocess
-import tomllib
 
 from kasan import report
-from labs import scenarios
-from labs.exercises import clip, func, load_answers, reports_of
+from labs import forensics, scenarios
+from labs.exercises import clip, func, reports_of
+from labs.forensics import GRANULE, TAG_INVALID, above_first_caller, above_location, tagged_bytes
 
 
 def gdb_hits(run):
@@ -126,56 +126,24 @@ def check_history(run):
 
 
 # -- Exercises ---------------------------------------------------------------
-
-# What each answer is, read from the decoder's reading of the same run.
-ANSWER_FIELDS = {
-    "bug": lambda r: r["bug_type"],
-    "access": lambda r: r["access"],
-    "size": lambda r: r["size"] or 0,
-    "cache": lambda r: r["cache"],
-    "object_size": lambda r: r["object_size"],
-    "offset": lambda r: r["offset"],
-    "function": lambda r: r["function"],
-    "alloc_fn": lambda r: func(report.first_caller(r["alloc_stack"])),
-    "free_fn": lambda r: func(report.first_caller(r["free_stack"])),
-}
-
+# The student's answers against kasan-decode's reading of this run, and
+# cause and fix against answers.toml: labs/forensics.py, shared with lab 9.
 
 def ex_mystery(run, _runs, ex):
     """The student's answer file against kasan-decode's reading of this run."""
     name = os.path.basename(ex["files"][0])
     scn = name.rsplit(".", 1)[0]
-    try:
-        ans = load_answers(__file__, name)
-    except (OSError, ValueError) as e:
-        return [("%s is a TOML file" % name, False, str(e))]
     reps = reports_of(run.serial, scn)
     if len(reps) != 1:
         return [("%s printed one report" % scn, False,
                  "%d reports (is kasan_mystery.ko loaded? see the serial log)" % len(reps))]
-    res = []
-    for field, read in ANSWER_FIELDS.items():
-        want = read(reps[0])
-        want = "" if want is None else want
-        got = ans.get(field)
-        res.append(("%s: %s" % (scn, field), got == want,
-                    "you: %r, the report: %r" % (got, want)))
-    return res + judged(scn, ans)
+    return forensics.graded(__file__, name, scn, reps)
 
 
 def judged(scn, ans):
-    """cause and fix: the reading of the report no decoder prints, against
-    the lab's answers (answers.toml, in the teacher's tree only)."""
-    try:
-        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "answers.toml"),
-                  "rb") as f:
-            lab = tomllib.load(f)[scn]
-    except (OSError, KeyError, tomllib.TOMLDecodeError):
-        return [("%s: cause and fix" % scn, None,
-                 "graded by your teacher's make grade-class (the lab's answers are not "
-                 "in your copy)")]
-    return [("%s: %s" % (scn, k), ans.get(k) == lab[k],
-             "you: %r" % ans.get(k) if ans.get(k) != lab[k] else "") for k in ("cause", "fix")]
+    """cause and fix of one mystery, against the lab's answers (answers.toml,
+    in the teacher's tree only)."""
+    return forensics.judged(__file__, scn, scn, ans)
 
 
 # -- Known mistakes (mistakes.toml): what the work shows when a student
@@ -183,48 +151,12 @@ def judged(scn, ans):
 # ex_mystery uses) and compares it with what the report of this run says;
 # it never reads a stored answer.
 
-GRANULE = 16  # bytes one memory tag (one shadow byte) describes
-TAG_INVALID = "fe"  # KASAN_TAG_INVALID, as a report prints a memory tag
-
-
 def mystery_work(run, scn):
     """(the student's answers, the one report) of scenario scn in this run."""
-    ans = load_answers(__file__, scn + ".toml")
     reps = reports_of(run.serial, scn)
     if len(reps) != 1:
         raise ValueError("%d reports of %s" % (len(reps), scn))
-    return ans, reps[0]
-
-
-def names(frames):
-    return [func(f) for f in frames]
-
-
-def above_first_caller(frames):
-    """The names of a stack's KASAN and allocator frames, above its first
-    caller."""
-    return names(frames[:frames.index(report.first_caller(frames))])
-
-
-def above_location(r):
-    """The names of the call trace's frames above the function the BUG line
-    names: KASAN printing the report."""
-    ns = names(r["call_trace"])
-    return ns[:ns.index(func(r["location"]))]
-
-
-def tagged_bytes(r):
-    """How many bytes from the object's start the memory state shows with the
-    pointer's tag (whole granules)."""
-    tags = {}
-    for row in r["memory_state"]:
-        base = int(row["addr"], 16)
-        for i, b in enumerate(row["bytes"]):
-            tags[base + i * GRANULE] = b
-    start, n = int(r["object"], 16), 0
-    while tags.get(start + n) == r["pointer_tag"]:
-        n += GRANULE
-    return n
+    return forensics.work(__file__, scn + ".toml", reps)
 
 
 # 3.1 (mystery-a)

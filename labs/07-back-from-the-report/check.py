@@ -2,22 +2,19 @@
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 7 grader: kasan-history on replays of uaf, uaf-realloc and oob-right,
 and the two exercises (reverse execution to the free; the tag's write)."""
-import json
 import os
 import re
 
-from kasan import objinfo
-from labs import exercises
+from labs import exercises, whyread
 from labs.lab import backtrace
+from labs.whyread import BACK, why_json, why_verdict
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODULE_C = os.path.join(os.path.dirname(HERE), "module", "kasan_lab.c")
 WRITE = re.compile(r"^write (\d+): ([0-9a-f]{2})\s+([\w-]+)\s+by (\S+) at (\S+)\s+"
                    r"\(instruction (\d+)\)$")
 START = re.compile(r"going back from instruction (\d+)")
-BACK = re.compile(r"^back at instruction (\d+)")
 ICOUNT = re.compile(r"instruction count = (\d+)")
-FROM = re.compile(r"from instruction (\d+)")
 
 
 def writes(lines):
@@ -125,41 +122,10 @@ def source_line(fn, starts):
     return None
 
 
-def why_json(run):
-    """kasan-why --json's object, or {}."""
-    text = "\n".join(run.sections().get("json", []))
-    try:
-        return json.loads(text[text.index("{"):])
-    except ValueError:
-        return {}
-
-
 def check_object(run):
     """kasan-object at the report: the report's object and cache, and its
     allocation and free stacks read back from the stack ring and depot."""
-    r = the_report(run)
-    lines = run.sections().get("object", [])
-    head = lines[0] if lines else ""
-    st = objinfo.printed_stacks(lines)
-    res = [("kasan-object names the report's cache and object (%s, %s)" % (
-        r and r["cache"], r and r["object"]),
-        r is not None and ("cache %s," % r["cache"]) in head and
-        ("object 0x%s " % r["object"]) in head, head or "no kasan-object line")]
-    for k, name in (("alloc", "allocation"), ("free", "free")):
-        want = r[k + "_stack"] if r else []
-        res.append(("its %s stack is the report's (%d frames)" % (name, len(want)),
-                    objinfo.same_stack(st.get(k, []), want),
-                    "kasan-object: %s" % (st.get(k, [])[:8] or "none")))
-    return res
-
-
-def why_verdict(run):
-    """(verdict, start, back, json) of a kasan-why run."""
-    lines = run.sections().get("why", [])
-    verdict = next((ln[len("verdict: "):] for ln in lines if ln.startswith("verdict: ")), "")
-    start = next((int(m.group(1)) for m in map(FROM.search, lines) if m), None)
-    back = next((int(m.group(1)) for m in map(BACK.match, lines) if m), None)
-    return verdict, start, back, why_json(run)
+    return whyread.object_checks(run, the_report(run))
 
 
 # What the verdict names, as "word at kasan_lab.c:LINE", and where each
