@@ -33,20 +33,19 @@ FIELDS = {
 }
 
 
-def facts(label, ans, r):
-    """[(LABEL: field, ok, why)]: each fact of the answers ANS against the
-    report R as kasan-decode reads it."""
+def facts(fmt, ans, r):
+    """[(FMT % field, ok, why)]: each fact of the answers ANS against the
+    report R as kasan-decode reads it (FMT names a check: "mystery-a: %s")."""
     res = []
     for field, read in FIELDS.items():
         want = read(r)
         want = "" if want is None else want
         got = ans.get(field)
-        res.append(("%s: %s" % (label, field), got == want,
-                    "you: %r, the report: %r" % (got, want)))
+        res.append((fmt % field, got == want, "you: %r, the report: %r" % (got, want)))
     return res
 
 
-def judged(check_file, key, label, ans):
+def judged(check_file, key, fmt, ans):
     """cause and fix: the reading of the report no decoder prints, against
     table KEY of the answers.toml next to CHECK_FILE (in the teacher's tree
     only: else one check that is the teacher's, None)."""
@@ -55,24 +54,24 @@ def judged(check_file, key, label, ans):
                   "rb") as f:
             lab = tomllib.load(f)[key]
     except (OSError, KeyError, tomllib.TOMLDecodeError):
-        return [("%s: cause and fix" % label, None, NOT_HERE)]
-    return [("%s: %s" % (label, k), ans.get(k) == lab[k],
+        return [(fmt % "cause and fix", None, NOT_HERE)]
+    return [(fmt % k, ans.get(k) == lab[k],
              "you: %r" % ans.get(k) if ans.get(k) != lab[k] else "") for k in ("cause", "fix")]
 
 
-def graded(check_file, name, label, reps, which=0, key=None):
+def graded(check_file, name, key, fmt, reps, which=0):
     """The whole exercise: the student's answer file NAME (student/, read
     in the sandbox) against report WHICH of REPS, then cause and fix from
-    answers.toml's table KEY (default LABEL).  A run without that report
-    is one BAD check that says so."""
+    answers.toml's table KEY; FMT names the checks.  A run without that
+    report is one BAD check that says so."""
     try:
         ans = load_answers(check_file, name)
     except (OSError, ValueError) as e:
         return [("%s is a TOML file" % name, False, str(e))]
     if len(reps) <= which:
-        return [("%s printed its report" % label, False,
+        return [("%s printed its report" % key, False,
                  "%d reports (see the serial log)" % len(reps))]
-    return facts(label, ans, reps[which]) + judged(check_file, key or label, label, ans)
+    return facts(fmt, ans, reps[which]) + judged(check_file, key, fmt, ans)
 
 
 def work(check_file, name, reps, which=0):

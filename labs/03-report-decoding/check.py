@@ -137,13 +137,13 @@ def ex_mystery(run, _runs, ex):
     if len(reps) != 1:
         return [("%s printed one report" % scn, False,
                  "%d reports (is kasan_mystery.ko loaded? see the serial log)" % len(reps))]
-    return forensics.graded(__file__, name, scn, reps)
+    return forensics.graded(__file__, name, scn, scn + ": %s", reps)
 
 
 def judged(scn, ans):
     """cause and fix of one mystery, against the lab's answers (answers.toml,
     in the teacher's tree only)."""
-    return forensics.judged(__file__, scn, scn, ans)
+    return forensics.judged(__file__, scn, scn + ": %s", ans)
 
 
 # -- Known mistakes (mistakes.toml): what the work shows when a student
