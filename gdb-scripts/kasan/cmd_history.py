@@ -189,7 +189,8 @@ register, the return value of an allocator (the end), or an argument
 from the caller -- up to 6 hops (why.MAX_HOPS).  Where the chain breaks (a value
 computed in registers, a copy by memcpy), it says so.  Then the memory's
 life, as kasan-history walks it: the allocation that gave the granule the
-pointer's tag, the free, a reallocation.  It prints the events oldest
+pointer's tag, the free, a reallocation, kmalloc's redzone past the size
+it was asked for.  It prints the events oldest
 first, each with its instruction count, function and line, and a verdict
 in one line; --json prints the same as JSON.  It ends at the instruction
 where it started.  Forward stepping is how it traces a function (QEMU

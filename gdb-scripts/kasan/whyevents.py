@@ -31,6 +31,10 @@ Disasm = Callable[[int], str]
 
 # the life of the memory: what each kind of tag write is on the timeline
 LIFE_KINDS = {"allocation": "tag", "free": "free", "new-slab": "slab", "other": "tagwrite"}
+# 6.1's kmalloc poisons the part of its slot past the size asked for
+# (mm/kasan/common.c, ____kasan_kmalloc): another tag than the pointer's,
+# written by the same allocation -- its redzone, not a reallocation
+KMALLOC_REDZONE = "____kasan_kmalloc"
 
 
 # -- where the walk starts -----------------------------------------------------
@@ -230,13 +234,14 @@ def life_events(writes: Sequence[Tuple[int, int, Frames, Optional[int]]], mode: 
                 ptr_tag: Optional[int], found: bool, reason: str) -> Tuple[List[Event], str]:
     """kasan-history's writes to the granule's tag (gdbreplay.tag_writes)
     as events, and a note on how the walk back ended.  An allocation that
-    wrote another tag than the pointer's is a reallocation."""
+    wrote another tag than the pointer's is a reallocation, or kmalloc's
+    redzone past the size it was asked for."""
     events = []
     for _n, value, frames, icount in writes:
         k = history.kind(frames)
         kind = LIFE_KINDS[k]
         if k == "allocation" and ptr_tag is not None and value != ptr_tag:
-            kind = "realloc"
+            kind = "redzone" if any(f[0] == KMALLOC_REDZONE for f in frames) else "realloc"
         lab = why.lab_frame(frames)
         wfn, wpath, wline = frames[history.writer(frames)]
         chain = history.chain(frames)

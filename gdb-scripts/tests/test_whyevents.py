@@ -207,6 +207,13 @@ def test_the_memory_life():
     assert note == "memory: the allocation that gave the granule the pointer's tag was found"
     events, note = whyevents.life_events(writes[:1], "generic", None, False, "the limit")
     assert events[0]["text"].startswith("shadow fe") and note.endswith("stopped: the limit")
+    # kmalloc's own redzone past the size asked for (lab 9's qdisc_alloc):
+    # fe written by the allocation that gave the object the pointer's tag
+    redzone = [("kasan_poison", "mm/kasan/shadow.c", 98), ("____kasan_kmalloc", "mm/kasan/common.c", 351),
+               ("__kasan_kmalloc", "mm/kasan/common.c", 384), ("qdisc_alloc", "net/sched/sch_generic.c", 973)]
+    writes = [(1, 0xfe, redzone, 200), (2, 0xa6, ALLOC, 100)]
+    events, _ = whyevents.life_events(writes, modes.SW_TAGS.name, 0xa6, True, "found")
+    assert [e["kind"] for e in events] == ["redzone", "tag"]
 
 
 def test_the_stack_ring_events():
