@@ -17,7 +17,7 @@ LABS = os.path.join(vm.REPO, "labs")
 
 def test_every_lab_loads():
     labs = lab.load_all()
-    assert [x.number for x in labs] == [1, 2, 3, 4, 5, 6, 7, 8]
+    assert [x.number for x in labs] == [1, 2, 3, 4, 5, 6, 7, 8, 9]
     for x in labs:
         for step in x.steps:
             assert step.get("checks", True) is False or callable(
@@ -194,7 +194,8 @@ def test_the_kernels_the_labs_need_are_what_make_dist_archives():
     lab5 = {"exp-no-tbi", "exp-no-untag-phys", "exp-fixed-tag", "exp-no-brk-hook",
             "exp-no-redzone-tag"}
     lab6 = {"hwtags", "exp-hwtags-tag-dump"}
-    assert set(need) == {"swtags", "swtags-brk", "generic", "none", "ptrcmp"} | lab5 | lab6
+    lab9 = {"swtags-qfq", "exp-qfq-revert", "exp-qfq-revert-generic"}
+    assert set(need) == {"swtags", "swtags-brk", "generic", "none", "ptrcmp"} | lab5 | lab6 | lab9
 
 
 def test_picture_declarations_are_checked():
