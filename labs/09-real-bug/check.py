@@ -139,7 +139,11 @@ def check_decode(run):  # mutation: skip (runs kasan-decode on a vmlinux: graded
            ("both: slab-out-of-bounds Read in qfq_activate_agg",
             bool(summaries) and all(b.splitlines()[0] == "KASAN: slab-out-of-bounds Read in "
                                     "qfq_activate_agg" for b in summaries),
-            "; ".join(b.splitlines()[0] for b in summaries))]
+            "; ".join(b.splitlines()[0] for b in summaries)),
+           ("both: allocated at qdisc_alloc, a line of net/sched/sch_generic.c",
+            bool(summaries) and all(re.search(r"^  allocated at qdisc_alloc\+\S+ "
+                                              r"net/sched/sch_generic\.c:\d+$", b, re.M)
+                                    for b in summaries), clip(run.host, 200))]
     # --json with --vmlinux: the frames get file:line
     p = subprocess.run(["gdb-scripts/kasan-decode", "--json", "--vmlinux",
                         run.vmlinux, run.lab_serial("report")], capture_output=True,
