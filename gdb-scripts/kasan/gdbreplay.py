@@ -250,12 +250,17 @@ def trace(target_pc, target_icount):
 
 
 def where_of(step):
-    """(function, file:line) of a traced step: its own, or its pc's."""
+    """(function, file:line) of a traced step: its own, or its pc's (the
+    innermost block that is a function's: a lexical block, as the body of
+    an `if` that declares a variable, has none of its own)."""
     if "where" in step:
         return step["fn"], step["where"]
     sal = gdb.find_pc_line(step["pc"])
     path = history.tree_path(sal.symtab.filename if sal.symtab else "")
-    return (gdb.block_for_pc(step["pc"]).function or "??").__str__(), \
+    blk = gdb.block_for_pc(step["pc"])
+    while blk is not None and blk.function is None:
+        blk = blk.superblock
+    return (blk.function if blk is not None else "??").__str__(), \
         "%s:%d" % (path, sal.line) if path else "??"
 
 
