@@ -226,6 +226,7 @@ def check_why(run):
              store.get("value"), after, r and r["addr"])),
         ("the chain breaks at the computation, on the store's line, and a note says so",
          brk.get("where") is not None and brk.get("where") == store.get("where") and
+         brk.get("fn") == store.get("fn") and
          any(n.startswith("note: the chain breaks at ") for n in notes),
          "%s; %s" % (brk.get("text", "no break event"), notes)),
         ("the verdict: out of bounds, the pointer's origin not found",
