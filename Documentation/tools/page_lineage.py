@@ -7,7 +7,7 @@ KASAN reuses of the series."""
 import os
 
 from Documentation.tools import lineage, pictures
-from Documentation.tools.sitelib import heading, lineage_data, rst_escape, write
+from Documentation.tools.sitelib import heading, lineage_data, real_bug_section, rst_escape, write
 from labs import lab as labdata
 from kasan import modes
 
@@ -68,6 +68,7 @@ def page_lineage(rows, ver):
         out.append("   * - ``%s`` (:v9:`%s`)\n     - ``%s`` (:src:`%s`)\n" % (
             r["old"], r["v9"], r["new"], r["src"]))
     out.append(page_lineage_hwtags(data.get(modes.HW_TAGS.variant, []), ver))
+    out.append("\n" + real_bug_section())
     out.append("\n.. toctree::\n   :hidden:\n\n" + "".join(
         "   lineage/%02d\n" % n for n in sorted(rows)) + "\n")
     return "".join(out) + "\n", per

@@ -11,8 +11,8 @@ import tomllib
 from Documentation.tools import credit
 from Documentation.tools import provenance as prov
 from Documentation.tools.sitelib import (V9, code, cover_items, excerpt, heading, indent,
-                                         labs_index, lineage_data, link, note, rst_escape,
-                                         write)
+                                         labs_index, lineage_data, link, note, real_bug_section,
+                                         rst_escape, write)
 from kasan import modes
 
 
@@ -229,7 +229,7 @@ def page_index(series, per, rec):
             r["num"], r["subject"].replace("*", "\\*").replace("_", "\\_"), r["num"],
             "verbatim" if r["file"] else "descendant",
             "%d of %d" % (a, t) if r["file"] else "--"))
-    return "".join(out) + "\n" + page_merge_table(series, rec)
+    return "".join(out) + "\n" + page_merge_table(series, rec) + "\n" + real_bug_section()
 
 
 def write_pages(series, seeds, src, ver, per):

@@ -79,6 +79,22 @@ def lineage_data():
         return tomllib.load(f)
 
 
+def real_bug_section():
+    """The series and lineage pages' note on lab 9: a real 6.1 bug the
+    series' tag-based mode reports, named by its fix and its public report
+    (Documentation/sources.rst lists both; patches/experiments/10-... names
+    them in its message)."""
+    return (heading("A real 6.1 bug, in tag-based mode", "-") +
+            "Lab 9 (:doc:`/labs/09-real-bug/index`) reproduces CVE-2023-31436, a "
+            "slab-out-of-bounds read in 6.1's ``net/sched/sch_qfq.c``, on a 6.1 kernel "
+            "with its fix reverted (``patches/experiments/10-qfq-revert-lmax-check.patch``). "
+            "The fix is upstream 3037933448f6 (\"net: sched: sch_qfq: prevent "
+            "slab-out-of-bounds in qfq_activate_agg\"), in 6.1 as 158810b261d0; the "
+            "public report is Gwangun Jung's netdev posting, Message-Id "
+            "``<ZC+Kgc7feqYy/Gdw@pr0lnx>``. Both are named, not quoted, among the "
+            "project's sources (:doc:`/Documentation/sources`).\n\n")
+
+
 def labs_index():
     """{patch number: [lab docnames]} from each lab's `patches` (steps.toml)."""
     out = {}
