@@ -111,10 +111,13 @@ def same(fn, cases, answers, seconds=3):
         if done:
             break
         time.sleep(0.01)
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
+    # the group, and the child itself: a child stuck before its setpgrp()
+    # (a lock another thread held at the fork) is in no group of its own
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
     try:
         os.waitpid(pid, 0)
     except ChildProcessError:

@@ -42,3 +42,13 @@ def test_a_planted_implementation_is_found(tmp_path):
 def test_every_python_exercise_has_probes():
     ids = {t[0] for t in implscan.targets()}
     assert {"1.1", "1.2", "2.1"} <= ids
+
+
+def test_a_child_stuck_before_its_own_group_is_killed(monkeypatch):
+    # as a child that a lock held at the fork stops before setpgrp(): the
+    # timeout must still end it, and the scan go on
+    import time
+    monkeypatch.setattr(implscan.os, "setpgrp", lambda: time.sleep(60))
+    t0 = time.time()
+    assert implscan.same(lambda: 1, [()], [1], seconds=1) is False
+    assert time.time() - t0 < 10
