@@ -8,7 +8,9 @@ grader-only answers.toml (judged).  Then what the detectors of the known
 mistakes of both labs read of a report: the frames above the first
 caller, the reporting frames, the granules with the pointer's tag."""
 
+import json
 import os
+import subprocess
 import tomllib
 
 from kasan import report
@@ -31,6 +33,16 @@ FIELDS = {
     "alloc_fn": lambda r: func(report.first_caller(r["alloc_stack"])),
     "free_fn": lambda r: func(report.first_caller(r["free_stack"])),
 }
+
+
+def decoded(run, step):
+    """kasan-decode --json --vmlinux of the serial log another step of the
+    lab saved, with the run's vmlinux: one dict per report, its frames with
+    file:line (labs 3 and 9's decode steps)."""
+    p = subprocess.run(["gdb-scripts/kasan-decode", "--json", "--vmlinux",
+                        run.vmlinux, run.lab_serial(step)], capture_output=True,
+                       text=True, timeout=300)
+    return [json.loads(ln) for ln in p.stdout.splitlines() if ln.startswith("{")]
 
 
 def facts(fmt, ans, r):

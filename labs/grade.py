@@ -27,6 +27,7 @@ import shlex
 import subprocess
 import sys
 import time
+import tomllib
 
 import vm
 from vm import sandbox, student_gdb
@@ -68,6 +69,30 @@ def expand(text, bdirs, runs, lab=""):
     return labdata.PLACEHOLDER.sub(sub, text)
 
 
+def step_cmdline(lab, step):
+    """The step's kernel command line, each {answer:TABLE.KEY} the value of
+    the lab's grader-only answers.toml (lab 9's held-back trigger): a
+    student's copy, without that file, cannot run such a step."""
+    def sub(m):
+        if m.group(1) != "answer":
+            return m.group(0)
+        table, _, key = (m.group(2) or "").partition(".")
+        try:
+            with open(os.path.join(HERE, lab, "answers.toml"), "rb") as f:
+                return str(tomllib.load(f)[table][key])
+        except (OSError, KeyError, tomllib.TOMLDecodeError):
+            raise vm.KtError("step %s of lab %s runs the teacher's %s (answers.toml), which "
+                             "is not in this copy" % (step["name"], lab, m.group(0)))
+    return labdata.PLACEHOLDER.sub(sub, step["cmdline"])
+
+
+def teachers_here(lab, step):
+    """Can this copy run the step: it names no {answer:...} of answers.toml,
+    or that grader-only file is here."""
+    return "{answer:" not in step["cmdline"] or \
+        os.path.exists(os.path.join(HERE, lab, "answers.toml"))
+
+
 def run_step(lab, step, runs, variant=None, transcript=True):
     # KT_LAB_VARIANT runs every step on one kernel: a negative control
     # (lab 2's brk step on the default kernel must be graded BAD).
@@ -84,7 +109,7 @@ def run_step(lab, step, runs, variant=None, transcript=True):
     out = os.path.join(GRADE, lab)
     os.makedirs(out, exist_ok=True)
     serial = output_path(lab, step["name"], "serial" if transcript else "control")
-    timeout, cmdline = step["timeout"], step["cmdline"]
+    timeout, cmdline = step["timeout"], step_cmdline(lab, step)
     shown = []
     if "gdb" in step:
         src = os.path.join(HERE, lab, step["gdb"])
@@ -148,8 +173,10 @@ def replay_of(step, variant, cmdline):
 
 
 def grade_step(lab, step, runs):
-    """Run one step and its check: [(name, ok, why)] and the Run."""
-    run = run_step(lab.folder, step, runs)
+    """Run one step and its check: [(name, ok, why)] and the Run.  A step
+    an exercise's check already ran (Runs: lab 9's 9.2 reads later steps)
+    is not run again."""
+    run = runs[step["name"]] if step["name"] in runs else run_step(lab.folder, step, runs)
     runs[step["name"]] = run
     if not step["checks"]:
         if os.path.exists(read_path(lab.folder, step["name"])):
@@ -257,6 +284,10 @@ def grade(selected, only_steps=None, out=None, demos=True):
         runs = Runs(None if demos else lab, run_step)
         for step in lab.steps:
             if only_steps and step["name"] not in only_steps:
+                continue
+            if not teachers_here(lab.folder, step):
+                print("     step %s: the teacher's (a held-back trigger: make grade-class "
+                      "runs it)" % step["name"], flush=True)
                 continue
             t0 = time.time()
             run = None

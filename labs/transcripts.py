@@ -176,8 +176,11 @@ def student_code(step, gdb_text, cmdline):
     student's module when the command line runs its scenarios."""
     parts = student_gdb.split(gdb_text) if gdb_text else None
     files = student_gdb.student_files(parts[0]) if parts else []
-    if vm.initramfs.student_of(cmdline):
+    optional = vm.initramfs.optional_modules(cmdline)
+    if "kasan_student.ko" in optional:
         files.append("labs/module/kasan_student.c")
+    if "student_qfq.ko" in optional:
+        files.append(vm.initramfs.STUDENT_QFQ["fix"])
     return files
 
 

@@ -53,6 +53,7 @@ def check_checkpatch():
     src, _ = vm.pristine_tree()
     files = [f for f in ("labs/module/kasan_lab.c", "labs/module/kasan_lab.h",
                          "labs/module/kasan_student.c", "labs/module/kasan_mystery.c",
+                         "labs/module/qfq_student.h",
                          "vm/init/init.c", "vm/init/tcpbench.c", "vm/init/qfq_lmax.c")
              if os.path.exists(os.path.join(REPO, f))]
     p = subprocess.run([os.path.join(src, "scripts/checkpatch.pl"), "--no-tree", "-q",

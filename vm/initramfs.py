@@ -57,6 +57,7 @@ def build_module(bdir: str) -> List[str]:
     run(["rsync", "-a", "--chmod=u+w", "--delete", "--exclude=*.o", "--exclude=*.ko",
          "--exclude=.*", "--exclude=*.mod*", "--exclude=modules.order",
          "--exclude=Module.symvers", "--exclude=*.toml", "--exclude=kt-module*", srcdir + "/", mdir + "/"])
+    student_qfq(bdir, mdir)
     blog = os.path.join(mdir, "kt-module-build.log")
     # the variant's own compiler flags (its plugin: lab 8) reach the module too
     extra = extra_kcflags(bdir)
@@ -97,6 +98,89 @@ def build_module(bdir: str) -> List[str]:
     if not os.path.exists(os.path.join(srcdir, "kasan_mystery.c")):
         use_shipped(bdir, mdir)
     return sorted(glob.glob(os.path.join(mdir, "*.ko")))
+
+
+# Lab 9's exercise 9.2: the student's fix of the reverted sch_qfq.c, as a
+# patch; built as student_qfq.ko (labs/module/Kbuild, qfq_student.h) on the
+# kernels whose tree carries the revert
+STUDENT_QFQ = {"source": "net/sched/sch_qfq.c",
+               "fix": os.path.join("labs", "09-real-bug", "student", "fix.patch"),
+               "revert": "10-qfq-revert-lmax-check.patch"}
+HUNK_FILE = re.compile(r"^(?:---|\+\+\+) (?:[ab]/)?(\S+)", re.M)
+# What an added line of the fix may not say: a fix changes what the QFQ code
+# does, not what KASAN checks (no_sanitize, kasan_*, the _NOCHECK reads, an
+# untagged pointer), nor what the grader reads on the console (printing,
+# the program's or the markers' words), nor how it is built
+FORBIDDEN = re.compile(
+    r"(\w*no_sanitize\w*|\w*kasan\w*|\w*NOCHECK\w*|__attribute__|\basm\b|__asm__|"
+    r"\w*printk\w*|\bpr_\w+|\w*console\w*|\btty\w*|\w*uart\w*|\bdev_(?:err|warn|info)\b|"
+    r"qfq-lmax|KT-|KASAN|^\s*#\s*(?:include|define|undef|pragma|line)\b|_Pragma|"
+    r"\bMODULE_\w+|\bmodule_(?:init|exit|param)\b|\bsymbol_\w+|kallsyms\w*)", re.M)
+
+
+def forbidden(text: str) -> List[str]:
+    """The words of FORBIDDEN in the lines a patch adds (its '+' lines)."""
+    added = "\n".join(ln[1:] for ln in text.splitlines()
+                      if ln.startswith("+") and not ln.startswith("+++"))
+    return sorted({m.group(1).strip() for m in FORBIDDEN.finditer(added)})
+
+
+def student_qfq(bdir: str, mdir: str) -> None:
+    """student_qfq.c in the module's dir: the kernel tree's sch_qfq.c with
+    the student's fix.patch applied, by GNU patch in the sandbox (the
+    patch is the student's); where it does not apply, student_qfq.reject
+    says why and no module is built (the qfq-lmax program's "student"
+    step then fails to load it)."""
+    info = kernel_info(bdir)
+    fix = os.path.join(REPO, STUDENT_QFQ["fix"])
+    out, note = os.path.join(mdir, "student_qfq.c"), os.path.join(mdir, "student_qfq.reject")
+    for path in (out, note):
+        if os.path.exists(path):
+            os.unlink(path)
+    if not os.path.exists(fix) or not any(
+            os.path.basename(p) == STUDENT_QFQ["revert"] for p in info.get("patches", [])):
+        return
+    text = open(fix, errors="replace").read()
+    others = sorted(set(HUNK_FILE.findall(text)) - {STUDENT_QFQ["source"], "/dev/null"})
+    words = forbidden(text)
+    if others:
+        why = "it changes %s; only %s may change" % (", ".join(others), STUDENT_QFQ["source"])
+    elif words:
+        why = ("it adds %s: a fix changes what the QFQ code does, not what KASAN checks, "
+               "what the console shows or how the file is built" % ", ".join(words))
+    elif not re.search(r"^@@ ", text, re.M):
+        # no change yet (a handout's file): the reverted file as it is
+        shutil.copyfile(os.path.join(info["src"], STUDENT_QFQ["source"]), out)
+        why = ""
+    else:
+        shutil.copyfile(fix, os.path.join(mdir, "student_qfq.patch"))
+        why = sandboxed_patch(os.path.join(info["src"], STUDENT_QFQ["source"]), mdir)
+    if why:
+        with open(note, "w") as f:
+            f.write("%s does not apply to the reverted %s: %s\n" % (
+                STUDENT_QFQ["fix"], STUDENT_QFQ["source"], why))
+        if os.path.exists(out):
+            os.unlink(out)
+
+
+def sandboxed_patch(source: str, mdir: str) -> str:
+    """GNU patch, in the sandbox: SOURCE + mdir/student_qfq.patch ->
+    mdir/student_qfq.c; "" or why it failed (its own words)."""
+    from vm import sandbox
+    scratch = sandbox.scratch_dir()
+    try:
+        p = sandbox.spawn(["patch", "--batch", "--force", "--no-backup-if-mismatch",
+                           "--reject-file=-", "-o", os.path.join(mdir, "student_qfq.c"),
+                           "-i", os.path.join(mdir, "student_qfq.patch"), source],
+                          scratch, ro=[os.path.dirname(source)], rw=[mdir], mem=1 << 30,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        status, out, _ = sandbox.collect(p, b"", 60, 1 << 20)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    if status == "ok":
+        return ""
+    lines = [ln for ln in out.decode(errors="replace").splitlines() if ln.strip()]
+    return "%s (%s)" % (status, "; ".join(lines[-3:]) or "no output")
 
 
 # A module build's bounds: its time, the compiler's address space
@@ -278,8 +362,11 @@ CPIO_MTIME = 0
 
 # Modules of scenarios that only some runs need: the students' own
 # (labs/module/kasan_student.c) and lab 3's mysteries (kasan_mystery.c, a
-# shipped binary in a handout), by the prefix of their scenarios' names
-OPTIONAL = {"kasan_student.ko": "student-", "kasan_mystery.ko": "mystery-"}
+# shipped binary in a handout), by the prefix of their scenarios' names;
+# and lab 9's student_qfq.ko, which a qfq-lmax script's "student" step loads
+# (kt_qfq=student,...: no scenario of its own)
+OPTIONAL = {"kasan_student.ko": "student-", "kasan_mystery.ko": "mystery-",
+            "student_qfq.ko": None}
 
 
 def optional_modules(cmdline: str) -> Tuple[str, ...]:
@@ -294,15 +381,17 @@ def optional_modules(cmdline: str) -> Tuple[str, ...]:
         if word.startswith("kt_run="):
             for name in word[7:].split(","):
                 out |= {ko for ko, prefix in OPTIONAL.items()
-                        if name == "list" or name.startswith(prefix)}
+                        if prefix and (name == "list" or name.startswith(prefix))}
         elif word.startswith("kt_exec="):
             out |= {name for name in word[8:].split(",") if name in PROGRAMS}
+        elif word.startswith("kt_qfq=") and "student" in word[7:].split(","):
+            out.add("student_qfq.ko")
     return tuple(sorted(out))
 
 
 def student_of(cmdline: str) -> bool:
     """Does this command line run the student's module?"""
-    return "kasan_student.ko" in optional_modules(cmdline)
+    return bool({"kasan_student.ko", "student_qfq.ko"} & set(optional_modules(cmdline)))
 
 
 def build_initramfs(bdir: str, name: str = "default", shell: bool = False,

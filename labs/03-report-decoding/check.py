@@ -1,10 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Lab 3 grader: each report's fields == what gdb saw == the decoder's output."""
-import json
 import os
 import re
-import subprocess
 
 from kasan import report
 from labs import forensics, scenarios
@@ -73,10 +71,7 @@ def check_decode(run):  # mutation: skip (runs kasan-decode on a vmlinux: graded
     res.append(("uaf-realloc: memory tag is another allocation's, not fe",
                 bool(uaf) and "another allocation's tag" in uaf[0], clip(uaf[0], 200) if uaf else ""))
     # --json with --vmlinux: frames inside the kernel get file:line.
-    p = subprocess.run(["gdb-scripts/kasan-decode", "--json", "--vmlinux",
-                        run.vmlinux, run.lab_serial("reports")], capture_output=True,
-                       text=True, timeout=300)
-    objs = [json.loads(ln) for ln in p.stdout.splitlines() if ln.startswith("{")]
+    objs = forensics.decoded(run, "reports")
     lines = [f for o in objs for f in o["alloc_stack"] if " mm/kasan/common.c:" in f]
     res.append(("--vmlinux symbolizes allocation frames to mm/kasan/common.c:line",
                 len(lines) >= 4, "%d symbolized frames" % len(lines)))

