@@ -63,6 +63,10 @@ def exercise_answers(repo=REPO):
                         stem = os.path.splitext(os.path.basename(rel))[0]
                         pairs += [(ex["id"], stem, k, v) for k, v in toml_pairs("\n".join(body))]
                     else:
+                        if rel.endswith(".patch"):
+                            # a diff's answer is the code it adds, without its '+'
+                            body = [ln[1:] for ln in body
+                                    if ln.startswith("+") and not ln.startswith("+++")]
                         lines += [(ex["id"], ln.strip()) for ln in body
                                   if len(ln.strip()) > 12 and not ln.strip().startswith(
                                       ("#", "/*", "*", "//"))]

@@ -192,16 +192,22 @@ HUNK_RE = re.compile(r"@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@")
 SYNTHETIC = {
     ("tests/test_series.py", "@@ -1,4 +1,5 @@"): "a made-up 4-line diff for the parser",
     ("tests/test_vm.py", "@@ -1 +1 @@"): "a made-up one-line patch for variant_tree",
+    ("labs/09-real-bug/test_lab09.py", "@@ -1,3 +1,3 @@"):
+        "a made-up hunk that applies nowhere, for exercise 9.2's refusal",
 }
 # This checker and its test write headers inside lines as examples of what
 # they look for; a real hunk (header at the start of a line) is still checked.
 CHECKER = ("Documentation/tools/provenance.py", "tests/test_provenance.py")
 OWN_PATCHES = ("patches/experiments/", "patches/fixes/")
+# Lab 9's exercise 9.2 is a patch of the reverted 6.1 sch_qfq.c: its
+# solution and the wrong fixes planted for the grader's test are the
+# project's own patches too
+OWN_EXERCISE_PATCHES = ("labs/09-real-bug/student/fix.patch", "labs/09-real-bug/planted.py")
 
 
 def is_patch_source(path: str) -> bool:
     """The seed patches and the project's own patches: where hunks belong."""
-    return path.startswith(OWN_PATCHES) or (
+    return path.startswith(OWN_PATCHES) or path in OWN_EXERCISE_PATCHES or (
         path.startswith("patches/v9/") and path.endswith(".patch"))
 
 

@@ -24,7 +24,8 @@ KASAN, the allocator or a mem*/str* helper, without .isra/.constprop.
 addr2line) for the whole log, as the tree's scripts/decode_stacktrace.sh
 prints them: the address as printed, then the inline chain, innermost
 first ("mm/kasan/report.c:317 mm/kasan/report.c:420").  --modules DIR
-(default: the directory of vmlinux) is searched for NAME.ko to symbolize
+(default: the directory of vmlinux; of a kasan-tags kernel, this
+checkout's module dir in it) is searched for NAME.ko to symbolize
 "[NAME]" frames; a module's files are named relative to its directory.
 
 Exit status:
@@ -133,6 +134,24 @@ def chain(block: List[str], obj: str) -> Optional[str]:
     return " ".join(locs) or None
 
 
+def default_modules(vmlinux: str) -> str:
+    """Where NAME.ko files are when --modules is not given: vmlinux's
+    directory; in a kasan-tags build dir (kt-variant.json), which every tree
+    sharing the cache fills with a module dir of its own (kt-HASH), this
+    checkout's one.  A walk of the whole directory took whichever tree's
+    kasan_lab.ko came first, one that another checkout could be rebuilding
+    at that moment: lab 3's decode then printed a frame without its line."""
+    d = os.path.dirname(vmlinux) or "."
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if not os.path.exists(os.path.join(d, "kt-variant.json")) or \
+            not os.path.exists(os.path.join(repo, "vm", "kbuild.py")):
+        return d
+    if repo not in sys.path:
+        sys.path.append(repo)
+    from vm.kbuild import module_dir
+    return module_dir(d)
+
+
 class Symbolizer:
     """One symbolizer process for a whole log, and one symbol table per
     object, read once: "sym+off/size [mod]" frames become "... file:line"."""
@@ -141,7 +160,7 @@ class Symbolizer:
         if check:
             check_object(vmlinux)
         self.vmlinux = vmlinux
-        self.modules = modules if modules is not None else (os.path.dirname(vmlinux) or ".")
+        self.modules = modules if modules is not None else default_modules(vmlinux)
         if check and not os.path.isdir(self.modules):
             raise DecodeError("no such directory: %s (--modules)" % self.modules)
         self.nm = shutil.which("llvm-nm") or shutil.which("nm")

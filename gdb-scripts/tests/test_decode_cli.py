@@ -264,3 +264,26 @@ def test_truncated_exit_3():
     cut = data[: data.index(b"Memory state around")]
     p = run(["-"], cut)
     assert p.returncode == 3 and b"truncated" in p.stderr
+
+
+def test_modules_of_this_checkout_not_another_trees(tmp_path):
+    """A kasan-tags build dir that two checkouts share holds a module dir
+    of each (kt-HASH/module): without --modules, a frame "[kasan_lab]" is
+    read from this checkout's kasan_lab.ko, never from the other tree's,
+    which that tree may be rebuilding at that moment (issue 53: lab 3's
+    decode once printed a frame without its source line)."""
+    from kasan import decode
+    from vm.kbuild import module_dir
+    (tmp_path / "kt-variant.json").write_text("{}")
+    (tmp_path / "vmlinux").write_text("")
+    other = tmp_path / "kt-00000000" / "module"
+    other.mkdir(parents=True)
+    (other / "kasan_lab.ko").write_text("another tree's")
+    ours = module_dir(str(tmp_path))
+    os.makedirs(ours)
+    open(os.path.join(ours, "kasan_lab.ko"), "w").close()
+    sym = decode.Symbolizer(str(tmp_path / "vmlinux"), check=False)
+    assert sym.modules == ours
+    assert sym._object("kasan_lab") == os.path.join(ours, "kasan_lab.ko")
+    os.unlink(tmp_path / "kt-variant.json")   # not a kasan-tags build: the whole dir
+    assert decode.default_modules(str(tmp_path / "vmlinux")) == str(tmp_path)

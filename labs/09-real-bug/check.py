@@ -9,7 +9,7 @@ import os
 import re
 
 import vm
-from kasan import report, tags
+from kasan import modes, report, tags
 from labs import forensics, scenarios, whyread
 from labs.exercises import clip, func, reports_of
 from labs.forensics import above_first_caller, above_location
@@ -335,9 +335,9 @@ def mistake_inlined_callee(run, runs):
 # whose script is in the grader-only answers.toml (a student's copy runs
 # the reproducer only).
 
-FIX_RUNS = [("sw-tags", "ex-fix"), ("generic", "ex-fix-generic"),
-            ("held back, sw-tags", "ex-fix-heldback"),
-            ("held back, generic", "ex-fix-heldback-generic")]
+FIX_RUNS = [(modes.SW_TAGS.kernel, "ex-fix"), (modes.GENERIC.kernel, "ex-fix-generic"),
+            ("held back, " + modes.SW_TAGS.kernel, "ex-fix-heldback"),
+            ("held back, " + modes.GENERIC.kernel, "ex-fix-heldback-generic")]
 
 
 def has_answers():

@@ -148,3 +148,30 @@ def test_fix_patch_applied_or_refused_in_one_line(tmp_path, monkeypatch):
             (FIX_HEAD + "@@ -1,3 +1,3 @@\n-nothing\n+something\n context\n", "does not apply")]:
         out, why = student_qfq(tmp_path / str(len(words)), monkeypatch, text)
         assert out is None and words in why and "\n" not in why, why
+
+
+def test_the_pages_diff_commands_make_a_patch_the_grader_applies(tmp_path, monkeypatch):
+    """Exercise 9.2's commands as the page prints them (its kt-manual block:
+    they edit the student's own files), run in bash with a scratch copy and
+    a scratch fix.patch, the editor replaced by the solution's edit: the
+    diff they append is one the grader applies, to the same file."""
+    import os
+    import subprocess
+    text = open(LAB.path("index.rst")).read()
+    block = text[text.index("   $ cp $(make -s builddir VARIANT=exp-qfq-revert)"):]
+    cmds = [ln.strip()[2:] for ln in block.splitlines()[:4] if ln.strip().startswith("$ ")]
+    assert [c.split()[0] for c in cmds] == ["cp", "editor", "diff", "make"]
+    copy, mine = tmp_path / "sch_qfq.c", tmp_path / "fix.patch"
+    mine.write_text("# TODO 9.2: x\n# END TODO\n")
+    solution = open(LAB.path("student", "fix.patch")).read()
+    for cmd in (cmds[0], cmds[2]):
+        cmd = cmd.replace("/tmp/sch_qfq.c", str(copy)).replace(
+            "labs/09-real-bug/student/fix.patch", str(mine))
+        if cmd.startswith("diff"):
+            want, _ = student_qfq(tmp_path / "want", monkeypatch, solution)
+            copy.write_text(want)          # the editor's work: the solution's change
+        p = subprocess.run(["bash", "-c", cmd], cwd=vm.REPO, capture_output=True, text=True)
+        assert p.returncode in ((0,) if cmd.startswith("cp") else (1,)), (cmd, p.stderr)
+    out, why = student_qfq(tmp_path / "got", monkeypatch, mine.read_text())
+    assert why == "" and out == copy.read_text()
+    assert os.path.getsize(mine) > 100
