@@ -142,13 +142,12 @@ def default_modules(vmlinux: str) -> str:
     kasan_lab.ko came first, one that another checkout could be rebuilding
     at that moment: lab 3's decode then printed a frame without its line."""
     d = os.path.dirname(vmlinux) or "."
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    if not os.path.exists(os.path.join(d, "kt-variant.json")) or \
-            not os.path.exists(os.path.join(repo, "vm", "kbuild.py")):
+    if not os.path.exists(os.path.join(d, "kt-variant.json")):
         return d
-    if repo not in sys.path:
-        sys.path.append(repo)
-    from vm.kbuild import module_dir
+    try:   # the checkout's vm (the launcher puts the checkout on the path)
+        from vm.kbuild import module_dir
+    except ImportError:
+        return d
     return module_dir(d)
 
 
