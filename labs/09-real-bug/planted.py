@@ -18,10 +18,17 @@ def plant(mistake, key, right, wrong):
 # Exercise 9.2: the solution's check in the else branch that both ways to
 # set_change_agg pass, and a check on the new-class way only
 FIX = "student/fix.patch"
-RIGHT_FIX = """@@ -433,10 +433,17 @@
- \telse
- \t\tweight = 1;
-\x20
+# the context of the lmax branch in the reverted file, above and below it
+ABOVE = " \telse\n \t\tweight = 1;\n \n"
+BELOW = " \n \tinv_w = ONE_FP / weight;\n \tweight = ONE_FP / inv_w;\n"
+
+
+def lmax_hunk(new_lines, body):
+    """A hunk that rewrites the reverted file's 4-line lmax branch as BODY."""
+    return "@@ -433,10 +433,%d @@\n" % new_lines + ABOVE + body + BELOW
+
+
+RIGHT_FIX = lmax_hunk(17, """\
 -\tif (tb[TCA_QFQ_LMAX])
 +\tif (tb[TCA_QFQ_LMAX]) {
  \t\tlmax = nla_get_u32(tb[TCA_QFQ_LMAX]);
@@ -35,10 +42,7 @@ RIGHT_FIX = """@@ -433,10 +433,17 @@
 +\t\t\treturn -EINVAL;
 +\t\t}
 +\t}
-\x20
- \tinv_w = ONE_FP / weight;
- \tweight = ONE_FP / inv_w;
-"""
+""")
 NEW_CLASS_ONLY = """@@ -473,6 +473,10 @@
  \t}
 \x20
@@ -52,10 +56,7 @@ NEW_CLASS_ONLY = """@@ -473,6 +473,10 @@
  \t\treturn -ENOBUFS;
 """
 # a check of the explicit TCA_QFQ_LMAX, which the reproducer does not send
-EXPLICIT_ONLY = """@@ -433,10 +433,13 @@
- \telse
- \t\tweight = 1;
-\x20
+EXPLICIT_ONLY = lmax_hunk(13, """\
 -\tif (tb[TCA_QFQ_LMAX])
 +\tif (tb[TCA_QFQ_LMAX]) {
  \t\tlmax = nla_get_u32(tb[TCA_QFQ_LMAX]);
@@ -65,15 +66,9 @@ EXPLICIT_ONLY = """@@ -433,10 +433,13 @@
 +\t} else {
  \t\tlmax = psched_mtu(qdisc_dev(sch));
 +\t}
-\x20
- \tinv_w = ONE_FP / weight;
- \tweight = ONE_FP / inv_w;
-"""
+""")
 # every class without TCA_QFQ_LMAX refused, whatever its lmax
-EVERY_CLASS = """@@ -433,10 +433,12 @@
- \telse
- \t\tweight = 1;
-\x20
+EVERY_CLASS = lmax_hunk(12, """\
 -\tif (tb[TCA_QFQ_LMAX])
 +\tif (tb[TCA_QFQ_LMAX]) {
  \t\tlmax = nla_get_u32(tb[TCA_QFQ_LMAX]);
@@ -83,10 +78,7 @@ EVERY_CLASS = """@@ -433,10 +433,12 @@
 +\t\tNL_SET_ERR_MSG_MOD(extack, "MTU size out of bounds for qfq");
 +\t\treturn -EINVAL;
 +\t}
-\x20
- \tinv_w = ONE_FP / weight;
- \tweight = ONE_FP / inv_w;
-"""
+""")
 CLASS = r'^(qfq-lmax: class dev=lo classid=1:%d weight=1 lmax=none) ret=%s msg="[^"]*"\n'
 REFUSED = CLASS % (1, "-22")
 MSG = "student_qfq: MTU size out of bounds for qfq"

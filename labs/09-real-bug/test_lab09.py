@@ -130,6 +130,7 @@ def student_qfq(tmp_path, monkeypatch, text):
             note.read_text().strip() if note.exists() else "")
 
 
+@solution_only
 def test_fix_patch_applied_or_refused_in_one_line(tmp_path, monkeypatch):
     """The solution applies; a file without a hunk is the reverted file;
     another file, a forbidden word and a hunk that does not apply are each
@@ -150,6 +151,7 @@ def test_fix_patch_applied_or_refused_in_one_line(tmp_path, monkeypatch):
         assert out is None and words in why and "\n" not in why, why
 
 
+@solution_only
 def test_the_pages_diff_commands_make_a_patch_the_grader_applies(tmp_path, monkeypatch):
     """Exercise 9.2's commands as the page prints them (its kt-manual block:
     they edit the student's own files), run in bash with a scratch copy and
