@@ -178,12 +178,13 @@ def main(argv=None):
     names = [n for n, _ in checks]
     # ONLY=: each job builds the kernels it boots, if they are not there
     first = kernels_first() if not a.only and set(names) - NO_KERNEL else (0, 0)
-    kept = kept_jobs(names)
-    if a.only or HANDOUT:
-        return pool(names, jobs, t0, first=first, kept=kept)
     quick = [n for n in names if n not in SLOW]
     slow = [n for n in names if n in SLOW]
-    if tier() == "quick":
+    only_quick = not (a.only or HANDOUT) and tier() == "quick"
+    kept = kept_jobs(quick if only_quick else names)
+    if a.only or HANDOUT:
+        return pool(names, jobs, t0, first=first, kept=kept)
+    if only_quick:
         rc = pool(quick, jobs, t0, first=first, kept=kept, tier="quick")
         print("  (the slower tier, not run here: %s -- make check TIER=all, as .ci/run, runs it)"
               % ", ".join(slow))
@@ -196,7 +197,10 @@ def main(argv=None):
 
 def kept_jobs(names):
     """The digest of this run's inputs and the jobs whose results on them
-    are kept (tests/jobcache.py); none with FRESH=1."""
+    are kept (tests/jobcache.py); none with FRESH=1.  NAMES are the jobs
+    this run runs: a kept job stands when its readers that run are kept
+    too (the quick tier's grade was never kept while mistakes-live, its
+    reader in the slower tier, which the quick tier does not run, was not)."""
     from classroom import handout
     digest = jobcache.inputs(REPO, handout.tree_files(),
                              [vm.build_dir(v) for v in wanted_variants()], os.environ)

@@ -72,3 +72,18 @@ def test_a_job_is_kept_only_with_those_it_shares_files_with():
                                names, after) == []
     # a job that shares no file with the others, missed, takes nobody with it
     assert jobcache.replayable(names, names + ["shell"], after) == sorted(names)
+
+
+def test_the_quick_tier_keeps_grade_without_the_slower_tiers_reader():
+    """grade's readers include mistakes-live, of the slower tier: in a run
+    of the quick tier alone, which does not run it, grade and the jobs
+    around it stand when they are kept (make check a second time)."""
+    from tests import check
+    quick = [n for n in ("grade", "site", "kernel-code", "pytest", "lint", "page-commands",
+                         "together", "transcripts-kept", "transcript-again") if n not in check.SLOW]
+    after = {n: [d for d in check.AFTER.get(n, ()) if d in quick] for n in quick}
+    assert "mistakes-live" in check.SLOW and "grade" in check.AFTER["mistakes-live"]
+    assert jobcache.replayable(quick, quick, after) == sorted(quick)
+    every = quick + ["mistakes-live"]
+    after_all = {n: [d for d in check.AFTER.get(n, ()) if d in every] for n in every}
+    assert "grade" not in jobcache.replayable(quick, every, after_all)
