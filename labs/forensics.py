@@ -57,6 +57,12 @@ def facts(fmt, ans, r):
     return res
 
 
+def has_answers(check_file):
+    """Is the grader-only answers.toml next to CHECK_FILE (the teacher's
+    tree), or not (a student's copy)?"""
+    return os.path.exists(os.path.join(os.path.dirname(os.path.abspath(check_file)), ANSWERS))
+
+
 def judged(check_file, key, fmt, ans):
     """cause and fix: the reading of the report no decoder prints, against
     table KEY of the answers.toml next to CHECK_FILE (in the teacher's tree

@@ -178,10 +178,10 @@ def main(argv=None):
     names = [n for n, _ in checks]
     # ONLY=: each job builds the kernels it boots, if they are not there
     first = kernels_first() if not a.only and set(names) - NO_KERNEL else (0, 0)
-    quick = [n for n in names if n not in SLOW]
+    quick = this_run(names, whole=False)
     slow = [n for n in names if n in SLOW]
     only_quick = not (a.only or HANDOUT) and tier() == "quick"
-    kept = kept_jobs(quick if only_quick else names)
+    kept = kept_jobs(this_run(names, whole=not only_quick))
     if a.only or HANDOUT:
         return pool(names, jobs, t0, first=first, kept=kept)
     if only_quick:
@@ -193,6 +193,12 @@ def main(argv=None):
     pool(quick, jobs, t0, first=first, kept=kept, tier="quick", counts=counts)
     return pool(slow, jobs, t0, first=(counts["passed"], counts["failed"]), kept=kept,
                 tier="slower", clean=False)
+
+
+def this_run(names, whole):
+    """The jobs of NAMES a run runs: all of them (TIER=all, ONLY=, a
+    handout's), or the quick tier's."""
+    return list(names) if whole else [n for n in names if n not in SLOW]
 
 
 def kept_jobs(names):

@@ -167,20 +167,14 @@ def sandboxed_patch(source: str, mdir: str) -> str:
     """GNU patch, in the sandbox: SOURCE + mdir/student_qfq.patch ->
     mdir/student_qfq.c; "" or why it failed (its own words)."""
     from vm import sandbox
-    scratch = sandbox.scratch_dir()
-    try:
-        p = sandbox.spawn(["patch", "--batch", "--force", "--no-backup-if-mismatch",
-                           "--reject-file=-", "-o", os.path.join(mdir, "student_qfq.c"),
-                           "-i", os.path.join(mdir, "student_qfq.patch"), source],
-                          scratch, ro=[os.path.dirname(source)], rw=[mdir], mem=1 << 30,
-                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        status, out, _ = sandbox.collect(p, b"", 60, 1 << 20)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    if status == "ok":
+    r = sandbox.run(["patch", "--batch", "--force", "--no-backup-if-mismatch",
+                     "--reject-file=-", "-o", os.path.join(mdir, "student_qfq.c"),
+                     "-i", os.path.join(mdir, "student_qfq.patch"), source],
+                    ro=[os.path.dirname(source)], rw=[mdir], timeout=60, mem=1 << 30)
+    if r.status == "ok":
         return ""
-    lines = [ln for ln in out.decode(errors="replace").splitlines() if ln.strip()]
-    return "%s (%s)" % (status, "; ".join(lines[-3:]) or "no output")
+    lines = [ln for ln in (r.out + r.err).decode(errors="replace").splitlines() if ln.strip()]
+    return "%s (%s)" % (r.status, "; ".join(lines[-3:]) or "no output")
 
 
 # A module build's bounds: its time, the compiler's address space

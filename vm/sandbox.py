@@ -187,14 +187,15 @@ def spawn(cmd: Sequence[str], scratch: str, ro: Sequence[str] = (), rw: Sequence
 def run(cmd: Sequence[str], files: Optional[Dict[str, str]] = None, stdin: bytes = b"",
         ro: Sequence[str] = (), timeout: float = 30, mem: int = MEM,
         out_limit: int = OUT_LIMIT, scratch: Optional[str] = None,
-        env: Optional[Dict[str, str]] = None) -> Result:
-    """Run `cmd` in a new sandbox holding `files`; its Result.  The scratch
-    directory is removed afterwards unless it was given."""
+        env: Optional[Dict[str, str]] = None, rw: Sequence[str] = ()) -> Result:
+    """Run `cmd` in a new sandbox holding `files`, the paths of `rw`
+    writable; its Result.  The scratch directory is removed afterwards
+    unless it was given."""
     own = scratch is None
     scratch = scratch or scratch_dir(files)
     t0 = time.time()
     try:
-        p = spawn(cmd, scratch, ro, mem=mem, env=env, stdin=subprocess.PIPE,
+        p = spawn(cmd, scratch, ro, rw, mem=mem, env=env, stdin=subprocess.PIPE,
                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         status, out, err = collect(p, stdin, timeout, out_limit)
         return Result(status, out, err, time.time() - t0)

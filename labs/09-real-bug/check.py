@@ -340,11 +340,6 @@ FIX_RUNS = [(modes.SW_TAGS.kernel, "ex-fix"), (modes.GENERIC.kernel, "ex-fix-gen
             ("held back, " + modes.GENERIC.kernel, "ex-fix-heldback-generic")]
 
 
-def has_answers():
-    return os.path.exists(os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                       forensics.ANSWERS))
-
-
 def fix_said(run):
     """[(event, {key: value})] of the program's lines, in order."""
     lines = scenarios.segments(run.serial).get(SCN, [])
@@ -393,7 +388,7 @@ def ex_fix(run, runs):
     sw-tags and the generic kernel of the reverted tree."""
     res = []
     for label, step in FIX_RUNS:
-        if "held back" in label and not has_answers():
+        if "held back" in label and not forensics.has_answers(__file__):
             res.append(("%s: the trigger you do not see" % label, None, forensics.NOT_HERE))
             continue
         res += fix_checks(label, run if step == "ex-fix" else runs[step])
@@ -408,7 +403,7 @@ def mistake_guards_one_path(run, runs):
     """The reproducer runs clean on both kernels, the held-back trigger
     does not: the fix guards the way the reproducer takes, not every way
     an lmax from the MTU reaches a group."""
-    if not has_answers() or run.reports() or runs["ex-fix-generic"].reports():
+    if not forensics.has_answers(__file__) or run.reports() or runs["ex-fix-generic"].reports():
         return False
     return reports_in(runs, "ex-fix-heldback") or reports_in(runs, "ex-fix-heldback-generic")
 

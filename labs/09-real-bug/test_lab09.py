@@ -160,14 +160,15 @@ def test_the_pages_diff_commands_make_a_patch_the_grader_applies(tmp_path, monke
     import os
     import subprocess
     text = open(LAB.path("index.rst")).read()
-    block = text[text.index("   $ cp $(make -s builddir VARIANT=exp-qfq-revert)"):]
-    cmds = [ln.strip()[2:] for ln in block.splitlines()[:4] if ln.strip().startswith("$ ")]
-    assert [c.split()[0] for c in cmds] == ["cp", "editor", "diff", "make"]
+    block = text[text.index("   $ mkdir -p build\n"):]
+    cmds = [ln.strip()[2:] for ln in block.splitlines()[:5] if ln.strip().startswith("$ ")]
+    assert [c.split()[0] for c in cmds] == ["mkdir", "cp", "editor", "diff", "make"]
+    cmds = cmds[1:]
     copy, mine = tmp_path / "sch_qfq.c", tmp_path / "fix.patch"
     mine.write_text("# TODO 9.2: x\n# END TODO\n")
     solution = open(LAB.path("student", "fix.patch")).read()
     for cmd in (cmds[0], cmds[2]):
-        cmd = cmd.replace("/tmp/sch_qfq.c", str(copy)).replace(
+        cmd = cmd.replace("build/sch_qfq.c", str(copy)).replace(
             "labs/09-real-bug/student/fix.patch", str(mine))
         if cmd.startswith("diff"):
             want, _ = student_qfq(tmp_path / "want", monkeypatch, solution)
