@@ -7,18 +7,23 @@ prints its figures, not a test.
                         1.3 solved in each), JOBS=1 then JOBS=2, labs LABS
     per lab             at one CPU (taskset -c 0), in a tree as grade-class
                         grades it: the class's demonstrations (a whole
-                        `make grade`, once per class and machine) and one
-                        student's exercises (DEMOS=no, at each of two
-                        seeds).  Gradescope's half CPU is slower still
+                        `make grade` at SEED=1, once per class) and one
+                        student's exercises (DEMOS=no, every exercise
+                        solved, at each of two seeds, as grade-class grades
+                        a student).  Gradescope's half CPU is slower still
     peak memory         the largest resident set of any process of a grading
                         (QEMU, gdb, make, Python)
     projected           300 students on K machines of this kind, JOBS=2:
                         the demonstrations once per machine, then the
                         students, JOBS=2 grading as measured above
 
-No run is read from the run cache (KASAN_TAGS_RUNCACHE is unset): every
-boot is timed.  STUDENTS=4 and LABS=1 by default (BENCH_CLASS="--students
-N --labs 1,2,..."); all eight labs take about 25 times as long.
+Runs are kept as grade-class keeps them (vm/runcache.py), in a run cache
+of the bench's own (KASAN_TAGS_RUNS), emptied before each figure: a
+figure reads only the runs it made -- the student's, the runs of the
+class's demonstrations that grade-class shares with every student (a
+prediction's step), never one of an earlier bench or `make check`.
+STUDENTS=4 and LABS=1 by default (BENCH_CLASS="--students N --labs
+1,2,..."); all the labs take about 25 times as long.
 """
 
 import argparse
@@ -38,13 +43,24 @@ REPO = vm.REPO
 TOP = os.path.join(REPO, "build", "bench-class")
 # What --keep writes: the figures the teacher's guide and the README quote.
 KEPT_REL = os.path.join("bench", "stored", "bench-class.txt")
+# the timed student's seed and hidden seed (any two but the class's)
+STUDENT_SEEDS = (7, 8)
+
+
+RUNS = os.path.join(TOP, "runs")
 
 
 def env():
-    e = {k: v for k, v in os.environ.items()
-         if not k.startswith("MAKE") and k != "KASAN_TAGS_RUNCACHE"}
+    e = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
     e["KASAN_TAGS_COURSE_SECRET"] = os.path.join(TOP, "secret")
+    e["KASAN_TAGS_RUNCACHE"], e["KASAN_TAGS_RUNS"] = "1", RUNS
     return e
+
+
+def no_runs():
+    """An empty run cache: what the next figure reads, it made."""
+    shutil.rmtree(RUNS, ignore_errors=True)
+    os.makedirs(RUNS)
 
 
 def make_class(n):
@@ -61,6 +77,7 @@ def make_class(n):
 def grade_class(trees, jobs, labs):
     """Seconds of one `make grade-class` of the class, one lab at a time."""
     t0 = time.time()
+    no_runs()
     for lab in labs:
         out = os.path.join(TOP, "out-jobs%d-lab%s" % (jobs, lab))
         shutil.rmtree(out, ignore_errors=True)
@@ -72,14 +89,22 @@ def grade_class(trees, jobs, labs):
     return time.time() - t0
 
 
-def one_lab_at_one_cpu(tree, lab, demos=True):
-    """(seconds, peak resident MiB) of `make grade N=lab` in a grading tree,
-    pinned to CPU 0; demos=False: its exercises only (DEMOS=no)."""
+def solved(tree):
+    """Every exercise of the tree solved: the solution's files, as a
+    student who did them all hands them in (each step runs to its end)."""
+    for rel in gradeclass.declared_files():
+        if os.path.isfile(os.path.join(REPO, rel)):
+            shutil.copy(os.path.join(REPO, rel), os.path.join(tree, rel))
+
+
+def one_lab_at_one_cpu(tree, lab, seed, demos=True):
+    """(seconds, peak resident MiB) of `make grade N=lab SEED=seed` in a
+    grading tree, pinned to CPU 0; demos=False: its exercises only (DEMOS=no)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.time()
     subprocess.run(["taskset", "-c", "0", "make", "-s", "-C", tree, "grade", "N=" + lab]
                    + ([] if demos else ["DEMOS=no"]),
-                   env=dict(env(), SEED="7"), capture_output=True, text=True)
+                   env=dict(env(), SEED=str(seed)), capture_output=True, text=True)
     secs = time.time() - t0
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     return secs, max(peak, before) / 1024.0
@@ -104,7 +129,8 @@ def main(argv=None):
     try:
         trees = make_class(a.students)
         say("bench-class: %d students, labs %s, each graded at its seed and a hidden one; "
-            "no kept runs" % (a.students, ",".join(labs)))
+            "runs kept as grade-class keeps them, from an empty run cache"
+            % (a.students, ",".join(labs)))
         rate = {}
         for jobs in (1, 2):
             secs = grade_class(trees, jobs, labs)
@@ -114,20 +140,28 @@ def main(argv=None):
         say("  JOBS=2 grades %.2fx as many students per hour as JOBS=1" % (rate[2] / rate[1]))
         tree = os.path.join(trees, "s01")
         gradeclass.restore_grader(tree)
+        solved(tree)
+        numbers = [str(x.number) for x in labdata.load_all()]
         whole = exercises = peak = 0.0
-        for lab in [str(x.number) for x in labdata.load_all()]:
-            secs, mib = one_lab_at_one_cpu(tree, lab)
-            ex_secs, ex_mib = one_lab_at_one_cpu(tree, lab, demos=False)
-            whole, exercises, peak = whole + secs, exercises + ex_secs, max(peak, mib, ex_mib)
-            say("  lab %s at one CPU (taskset -c 0), one seed: %6.1f s whole, %6.1f s "
-                "its exercises only" % (lab, secs, ex_secs))
-        say("  all eight labs at one CPU, one seed: %.0f s whole (the class's demonstrations, "
-            "once); a student's exercises at two seeds: about %.0f s" % (whole, 2 * exercises))
+        no_runs()
+        for lab in numbers:
+            # the class's demonstrations, at the class's seed, kept as
+            # grade-class keeps them; then one student's two seeds
+            secs, mib = one_lab_at_one_cpu(tree, lab, gradeclass.DEMO_SEED)
+            ex_secs = 0.0
+            for seed in STUDENT_SEEDS:
+                more, ex_mib = one_lab_at_one_cpu(tree, lab, seed, demos=False)
+                ex_secs, peak = ex_secs + more, max(peak, mib, ex_mib)
+            whole, exercises = whole + secs, exercises + ex_secs
+            say("  lab %s at one CPU (taskset -c 0): %6.1f s whole (SEED=%d), %6.1f s "
+                "its exercises at two seeds" % (lab, secs, gradeclass.DEMO_SEED, ex_secs))
+        say("  all %d labs at one CPU: %.0f s whole (the class's demonstrations, once); "
+            "a student's exercises at two seeds: %.0f s" % (len(numbers), whole, exercises))
         say("  peak resident memory of one process of a grading: %.0f MiB" % peak)
         # a student: the exercises of every lab at two seeds, one CPU's
         # worth; JOBS=2 on this 2-core machine grades rate[2]/rate[1] as
         # many at once; each machine first grades the demonstrations once
-        per_student = 2 * exercises / (rate[2] / rate[1])
+        per_student = exercises / (rate[2] / rate[1])
         for k in (1, 5, 10, 30):
             hours = (whole + 300 * per_student / k) / 3600.0
             say("  projected: 300 students, all labs: %.1f h on %d machine%s of this kind "

@@ -109,6 +109,8 @@ class Tally:
                                "teacher": pending, "max_points": exercise["points"],
                                "points": got, "key_failed": missed,
                                "mistakes": [h["mistake"] for h in hints],
+                               # the seed of the run it was graded on
+                               "seed": vm.run_seed(),
                                "hints_shown": mistakes.shown(exercise["id"])})
         print("%s exercise %s: %s (%g/%d points)%s" % (
             verdict(done, pending, hints), exercise["id"],

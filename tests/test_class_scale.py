@@ -168,6 +168,32 @@ def test_exercises_only_runs_the_steps_exercises_are_graded_on():
     assert "uaf" not in names            # a demonstration; 7.2's check reads it
 
 
+def test_a_prediction_step_runs_at_the_class_seed_in_exercises_only(monkeypatch):
+    """Grading a student's exercises, a step graded only for predictions
+    (lab 5's five, 6.1's hwtags) runs at SEED=1, whatever the student's
+    seed: the class's demonstration run, which the run cache shares.  A
+    step with any other exercise keeps the student's seed."""
+    from labs import lab as labdata
+    five, six, one = labdata.by_number(5), labdata.by_number(6), labdata.by_number(1)
+    assert all(grade.predicted_only(five, five.step(n)) for n in grade.exercise_steps(five))
+    assert grade.predicted_only(six, six.step("hwtags"))
+    assert not grade.predicted_only(six, six.step("async"))       # 6.2 reads the run's numbers
+    assert not any(grade.predicted_only(one, s) for s in one.steps)
+    seen = []
+    monkeypatch.setenv("SEED", "77")
+    monkeypatch.setattr(grade, "grade_with_exercises",
+                        lambda lab, step, runs, tally: seen.append((step["name"],
+                                                                    grade.vm.run_seed())))
+    monkeypatch.setattr(grade.sandbox, "require", lambda: None)
+    grade.grade([five.folder, one.folder], demos=False)
+    assert seen and all(sd == 1 for n, sd in seen if n in grade.exercise_steps(five))
+    assert all(sd == 77 for n, sd in seen if n in grade.exercise_steps(one))
+    assert grade.vm.run_seed() == 77                               # as before, after
+    seen.clear()
+    grade.grade([five.folder], only_steps=grade.exercise_steps(five))
+    assert seen and all(sd == 77 for _, sd in seen)               # a student's own make grade
+
+
 def test_a_step_an_exercise_reads_runs_when_it_is_read():
     """Runs(lab): lab 7's 7.2 reads the uaf step's run, which DEMOS=no did
     not run: it runs then, once; a name of no step is a KeyError."""

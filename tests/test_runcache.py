@@ -45,13 +45,16 @@ def test_only_deterministic_unrecorded_runs_are_kept():
 
 
 def test_gdb_inputs_are_what_gdb_can_load(tmp_path):
-    """A page, a stored run or a test of a lab does not turn kept gdb runs
-    stale; a gdb file or a Python helper does."""
+    """A page, a stored run, a test of a lab or a student's file does not
+    turn kept gdb runs stale (a student's gdb file is named by content in
+    vm/student_gdb.py's own key); a gdb file or a Python helper does."""
     from vm import runcache
     lab = tmp_path / "01-x"
     (lab / "runs").mkdir(parents=True)
+    (lab / "student").mkdir()
     for name, text in (("a.gdb", "bt\n"), ("h.py", "x = 1\n"), ("index.rst", "t\n"),
-                       ("test_lab01.py", "y = 1\n"), ("runs/s.serial.xz", "r")):
+                       ("test_lab01.py", "y = 1\n"), ("runs/s.serial.xz", "r"),
+                       ("student/tagstop.gdb", "bt\n"), ("student/tagmath.py", "z = 1\n")):
         (lab / name).write_text(text)
     sfx = dict(runcache.GDB_INPUTS)["labs"]
 
@@ -59,7 +62,8 @@ def test_gdb_inputs_are_what_gdb_can_load(tmp_path):
         runcache._sha.clear()
         return runcache.tree_sha(str(tmp_path), sfx)
     before = sha()
-    for name in ("index.rst", "test_lab01.py", "runs/s.serial.xz"):
+    for name in ("index.rst", "test_lab01.py", "runs/s.serial.xz", "student/tagstop.gdb",
+                 "student/tagmath.py"):
         (lab / name).write_text("changed\n")
         assert sha() == before, name
     (lab / "a.gdb").write_text("bt 2\n")

@@ -14,6 +14,10 @@ boot.  A timeout is never kept.
 
     CACHE/runs/<key>.serial   the raw serial bytes
     CACHE/runs/<key>.json     how the run ended (and a gdb run's transcript)
+
+`make grade-class` turns it on (a class shares the runs of the same
+inputs: its demonstrations, and a prediction's step, which runs at the
+class's seed); KASAN_TAGS_RUNCACHE=0 turns it off there too.
 """
 
 import json
@@ -27,9 +31,12 @@ from vm.base import REPO, sha256_file, sha256_text
 
 PORT = re.compile(r"tcp:127\.0\.0\.1:\d+")
 # What gdb loads besides the command file: the project's gdb commands (all
-# of gdb-scripts/) and, of labs/, the gdb files, helpers and student files
-# it may source (.gdb, .py) -- not a page, a stored run or a test, whose
-# edits would otherwise turn every kept gdb run stale.
+# of gdb-scripts/) and, of labs/, the gdb files and helpers it may source
+# (.gdb, .py) -- not a page, a stored run or a test, whose edits would
+# otherwise turn every kept gdb run stale, and not a student's file
+# (labs/*/student/): gdb reads one only in vm/student_gdb.py's session,
+# whose key names each file it sources by content.  So a grader's own gdb
+# step keeps one key in every student's tree, and a class shares its run.
 GDB_INPUTS: Tuple[Tuple[str, Optional[Tuple[str, ...]]], ...] = (
     ("gdb-scripts", None), ("labs", (".gdb", ".py")))
 _sha: Dict[Tuple[str, int, int], str] = {}
@@ -49,11 +56,12 @@ def file_sha(path: str) -> str:
 
 def tree_sha(top: str, suffixes: Optional[Tuple[str, ...]] = None) -> str:
     """One hash of every file below `top` (names and contents); with
-    SUFFIXES, of the files with those endings only (tests and runs/ apart)."""
+    SUFFIXES, of the files with those endings only (tests, runs/ and
+    student/ apart)."""
     parts = []
     for root, dirs, files in os.walk(top):
         dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", ".git")
-                         and not (suffixes and d == "runs"))
+                         and not (suffixes and d in ("runs", "student")))
         for f in sorted(files):
             if suffixes and (not f.endswith(suffixes) or f.startswith("test_")):
                 continue
@@ -83,8 +91,14 @@ def gdb_extra(gdb_file: str, vmlinux: str) -> List[str]:
         ["tree %s %s" % (d, tree_sha(os.path.join(REPO, d), sfx)) for d, sfx in GDB_INPUTS]
 
 
+def runs_dir() -> str:
+    """CACHE/runs, or KASAN_TAGS_RUNS (make bench-class keeps its own, so
+    that it reads only the runs it made)."""
+    return os.environ.get("KASAN_TAGS_RUNS") or os.path.join(cache.cache_root(), "runs")
+
+
 def path(k: str, ext: str) -> str:
-    return os.path.join(cache.cache_root(), "runs", k + ext)
+    return os.path.join(runs_dir(), k + ext)
 
 
 def get(k: str) -> Optional[Tuple[bytes, Dict[str, Any]]]:

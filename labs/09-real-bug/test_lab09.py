@@ -105,15 +105,23 @@ def test_cause_and_fix_are_judged():
 FIX_HEAD = "--- a/net/sched/sch_qfq.c\n+++ b/net/sched/sch_qfq.c\n"
 
 
-def student_qfq(tmp_path, monkeypatch, text):
-    """(student_qfq.c or None, the rejection or "") of fix.patch TEXT on the
-    built exp-qfq-revert kernel; skipped where that kernel is not built."""
+def reverted_kernel():
+    """The exp-qfq-revert build dir; the test is skipped where that kernel
+    is not built (its tree, which the page's commands copy from, with it)."""
     import os
     import pytest
-    from vm import initramfs, sandbox
     bdir = vm.build_dir("exp-qfq-revert")
     if not os.path.exists(os.path.join(bdir, "vmlinux")):
         pytest.skip("the exp-qfq-revert kernel is not built")
+    return bdir
+
+
+def student_qfq(tmp_path, monkeypatch, text):
+    """(student_qfq.c or None, the rejection or "") of fix.patch TEXT on the
+    built exp-qfq-revert kernel; skipped where that kernel is not built."""
+    import pytest
+    from vm import initramfs, sandbox
+    bdir = reverted_kernel()
     try:
         sandbox.require()
     except vm.KtError as e:
@@ -157,8 +165,8 @@ def test_the_pages_diff_commands_make_a_patch_the_grader_applies(tmp_path, monke
     they edit the student's own files), run in bash with a scratch copy and
     a scratch fix.patch, the editor replaced by the solution's edit: the
     diff they append is one the grader applies, to the same file."""
-    import os
     import subprocess
+    reverted_kernel()
     text = open(LAB.path("index.rst")).read()
     block = text[text.index("   $ mkdir -p build\n"):]
     cmds = [ln.strip()[2:] for ln in block.splitlines()[:5] if ln.strip().startswith("$ ")]
@@ -177,4 +185,4 @@ def test_the_pages_diff_commands_make_a_patch_the_grader_applies(tmp_path, monke
         assert p.returncode in ((0,) if cmd.startswith("cp") else (1,)), (cmd, p.stderr)
     out, why = student_qfq(tmp_path / "got", monkeypatch, mine.read_text())
     assert why == "" and out == copy.read_text()
-    assert os.path.getsize(mine) > 100
+    assert mine.stat().st_size > 100
