@@ -6,11 +6,12 @@ prints its figures, not a test.
     students per hour   `make grade-class` of STUDENTS handouts (exercise
                         1.3 solved in each), JOBS=1 then JOBS=2, labs LABS
     per lab             at one CPU (taskset -c 0), in a tree as grade-class
-                        grades it: the class's demonstrations (a whole
+                        grades it: the class's demonstrations (one whole
                         `make grade` at SEED=1, once per class) and one
-                        student's exercises (DEMOS=no, every exercise
-                        solved, at each of two seeds, as grade-class grades
-                        a student).  Gradescope's half CPU is slower still
+                        student's exercises (one `make grade DEMOS=no` at
+                        each of two seeds, every exercise solved); a lab's
+                        share is what its grading said it took.
+                        Gradescope's half CPU is slower still
     peak memory         the largest resident set of any process of a grading
                         (QEMU, gdb, make, Python)
     projected           300 students on K machines of this kind, JOBS=2:
@@ -27,6 +28,7 @@ STUDENTS=4 and LABS=1 by default (BENCH_CLASS="--students N --labs
 """
 
 import argparse
+import json
 import os
 import resource
 import shlex
@@ -97,17 +99,25 @@ def solved(tree):
             shutil.copy(os.path.join(REPO, rel), os.path.join(tree, rel))
 
 
-def one_lab_at_one_cpu(tree, lab, seed, demos=True):
-    """(seconds, peak resident MiB) of `make grade N=lab SEED=seed` in a
-    grading tree, pinned to CPU 0; demos=False: its exercises only (DEMOS=no)."""
+def at_one_cpu(tree, seed, demos=True):
+    """(seconds, {lab folder: seconds}, peak resident MiB) of one `make
+    grade SEED=seed` of every lab in a grading tree, pinned to CPU 0, as
+    grade-class runs it; demos=False: the exercises only (DEMOS=no)."""
+    out = os.path.join(TOP, "grading-%d.json" % seed)
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.time()
-    subprocess.run(["taskset", "-c", "0", "make", "-s", "-C", tree, "grade", "N=" + lab]
-                   + ([] if demos else ["DEMOS=no"]),
-                   env=dict(env(), SEED=str(seed)), capture_output=True, text=True)
+    p = subprocess.run(["taskset", "-c", "0", "make", "-s", "-C", tree, "grade", "OUT=" + out]
+                       + ([] if demos else ["DEMOS=no"]),
+                       env=dict(env(), SEED=str(seed)), capture_output=True, text=True)
     secs = time.time() - t0
     peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return secs, max(peak, before) / 1024.0
+    try:
+        with open(out) as f:
+            per_lab = json.load(f)["seconds"]
+    except (OSError, ValueError, KeyError):
+        raise vm.KtError("make grade SEED=%d gave no results (exit %d): %s" % (
+            seed, p.returncode, (p.stdout + p.stderr).strip()[-400:]))
+    return secs, per_lab, max(peak, before) / 1024.0
 
 
 def main(argv=None):
@@ -141,22 +151,23 @@ def main(argv=None):
         tree = os.path.join(trees, "s01")
         gradeclass.restore_grader(tree)
         solved(tree)
-        numbers = [str(x.number) for x in labdata.load_all()]
-        whole = exercises = peak = 0.0
         no_runs()
-        for lab in numbers:
-            # the class's demonstrations, at the class's seed, kept as
-            # grade-class keeps them; then one student's two seeds
-            secs, mib = one_lab_at_one_cpu(tree, lab, gradeclass.DEMO_SEED)
-            ex_secs = 0.0
-            for seed in STUDENT_SEEDS:
-                more, ex_mib = one_lab_at_one_cpu(tree, lab, seed, demos=False)
-                ex_secs, peak = ex_secs + more, max(peak, mib, ex_mib)
-            whole, exercises = whole + secs, exercises + ex_secs
-            say("  lab %s at one CPU (taskset -c 0): %6.1f s whole (SEED=%d), %6.1f s "
-                "its exercises at two seeds" % (lab, secs, gradeclass.DEMO_SEED, ex_secs))
-        say("  all %d labs at one CPU: %.0f s whole (the class's demonstrations, once); "
-            "a student's exercises at two seeds: %.0f s" % (len(numbers), whole, exercises))
+        # the class's demonstrations, at the class's seed, kept as
+        # grade-class keeps them; then one student's two seeds
+        whole, demo_labs, peak = at_one_cpu(tree, gradeclass.DEMO_SEED)
+        exercises, ex_labs = 0.0, {}
+        for seed in STUDENT_SEEDS:
+            secs, per_lab, mib = at_one_cpu(tree, seed, demos=False)
+            exercises, peak = exercises + secs, max(peak, mib)
+            for lab, t in per_lab.items():
+                ex_labs[lab] = ex_labs.get(lab, 0.0) + t
+        for lab in labdata.load_all():
+            say("  lab %d at one CPU (taskset -c 0): %6.1f s whole (SEED=%d), %6.1f s its "
+                "exercises at two seeds" % (lab.number, demo_labs.get(lab.folder, 0.0),
+                                            gradeclass.DEMO_SEED, ex_labs.get(lab.folder, 0.0)))
+        say("  all %d labs at one CPU, one make grade each: %.0f s whole (the class's "
+            "demonstrations, once); a student's exercises at two seeds: %.0f s"
+            % (len(labdata.load_all()), whole, exercises))
         say("  peak resident memory of one process of a grading: %.0f MiB" % peak)
         # a student: the exercises of every lab at two seeds, one CPU's
         # worth; JOBS=2 on this 2-core machine grades rate[2]/rate[1] as

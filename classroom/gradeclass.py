@@ -251,9 +251,9 @@ def grade_one(entry: str, out_json: str, lab: Optional[str],
                           False) for t, r in tiers.items()}
             e["done"] = all(at.values())
             if e.get("seed") == vm.DEFAULT_SEED != own:
-                # a prediction: graded on the class's run at every tier
-                # (labs/grade.py: predicted_only), whatever the student's seed
-                e["seeds"] = {"SEED=%d, the class's run (a prediction)" % vm.DEFAULT_SEED:
+                # answered in data: graded on the class's run at every tier
+                # (labs/grade.py: class_seed_step), whatever the student's seed
+                e["seeds"] = {"SEED=%d, the class's run (answers in data)" % vm.DEFAULT_SEED:
                               e["done"]}
                 continue
             e["seeds"] = {"own %d" % own: at["own"]}

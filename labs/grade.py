@@ -262,15 +262,26 @@ def exercise_steps(lab):
     return [s["name"] for s in lab.steps if any(ex["step"] == s["name"] for ex in lab.exercises)]
 
 
-def predicted_only(lab, step):
-    """Is every exercise graded on this step a prediction (lab 5, 6.1)?  Its
-    answer is the step's outcome, which reads no file of the student and
-    which no seed changes (a seed that changed it would make the exercise
-    unfair): grading only exercises, for a class, it runs at the class's
-    seed, SEED=1, the site's -- the very run of the class's demonstrations,
-    which the run cache then shares with every student."""
+# What a student answers in: data (their answers, a TOML file), not code.
+DATA_FILES = (".toml",)
+
+
+def class_seed_step(lab, step):
+    """Does every exercise graded on this step answer in a data file
+    (lab 3's and 9.1's forensics, lab 5's and 6's predictions, 8.1's
+    table), and does the step run nothing of the student's (no gdb part of
+    theirs, no module of theirs)?  Its answers are then facts of the run
+    that no seed changes -- one file of the student's had to hold at their
+    seed and at the hidden one alike -- so, grading only exercises, for a
+    class, it runs at the class's seed, SEED=1, the site's: the very run
+    of the class's demonstrations, which the run cache shares with every
+    student."""
     exs = [ex for ex in lab.exercises if ex["step"] == step["name"]]
-    return bool(exs) and all(ex.get("prediction") for ex in exs)
+    if not exs or not all(f.endswith(DATA_FILES) for ex in exs for f in ex["files"]):
+        return False
+    gdb = open(lab.path(step["gdb"])).read() if "gdb" in step else ""
+    return student_gdb.split(gdb) is None and "student" not in re.split(
+        r"[\s=,:]+", step.get("cmdline", ""))
 
 
 class AtSeed:
@@ -339,12 +350,14 @@ def grade(selected, only_steps=None, out=None, demos=True):
                       "runs it)" % step["name"], flush=True)
                 continue
             seed = vm.run_seed()
-            if not demos and predicted_only(lab, step) and seed != vm.DEFAULT_SEED:
+            if not demos and class_seed_step(lab, step) and seed != vm.DEFAULT_SEED:
                 seed = vm.DEFAULT_SEED
-                print("     step %s runs at SEED=%d, the class's: its exercises are predictions, "
-                      "whose answer no seed changes" % (step["name"], seed), flush=True)
+                print("     step %s runs at SEED=%d, the class's: its exercises answer in data, "
+                      "facts of the run that no seed changes" % (step["name"], seed), flush=True)
+            t0 = time.time()
             with AtSeed(seed):
                 grade_with_exercises(lab, step, runs, tally)
+            tally.took(folder, time.time() - t0)
     s = tally.summary()
     s["exercises_only"] = not demos
     print("Exercises: %d/%d done, %g/%d points" % (

@@ -78,6 +78,10 @@ class Tally:
 
     def __init__(self):
         self.checks, self.exercises = [], []
+        self.seconds = {}   # lab: the seconds its steps and exercises took
+
+    def took(self, lab, secs):
+        self.seconds[lab] = round(self.seconds.get(lab, 0.0) + secs, 1)
 
     def add(self, lab, step, results, secs, exercise=None, hints=()):
         if exercise is not None:
@@ -135,4 +139,5 @@ class Tally:
                 "exercises": {"done": sum(e["done"] for e in self.exercises),
                               "total": len(self.exercises), "list": self.exercises},
                 "points": points_of(self.exercises),
+                "seconds": self.seconds,
                 "checks": self.checks}

@@ -168,17 +168,21 @@ def test_exercises_only_runs_the_steps_exercises_are_graded_on():
     assert "uaf" not in names            # a demonstration; 7.2's check reads it
 
 
-def test_a_prediction_step_runs_at_the_class_seed_in_exercises_only(monkeypatch):
-    """Grading a student's exercises, a step graded only for predictions
-    (lab 5's five, 6.1's hwtags) runs at SEED=1, whatever the student's
-    seed: the class's demonstration run, which the run cache shares.  A
-    step with any other exercise keeps the student's seed."""
+def test_a_step_answered_in_data_runs_at_the_class_seed_in_exercises_only(monkeypatch):
+    """Grading a student's exercises, a step whose exercises all answer in
+    a TOML file and that runs nothing of the student's (lab 3's mystery,
+    lab 5's experiments, lab 6's, 8.1's table, 9.1's report) runs at
+    SEED=1, whatever the student's seed: the class's demonstration run,
+    which the run cache shares.  A step graded on the student's code (a gdb
+    file, a module, a Python file, a patch) keeps the student's seed."""
     from labs import lab as labdata
-    five, six, one = labdata.by_number(5), labdata.by_number(6), labdata.by_number(1)
-    assert all(grade.predicted_only(five, five.step(n)) for n in grade.exercise_steps(five))
-    assert grade.predicted_only(six, six.step("hwtags"))
-    assert not grade.predicted_only(six, six.step("async"))       # 6.2 reads the run's numbers
-    assert not any(grade.predicted_only(one, s) for s in one.steps)
+    every = {lab.number: lab for lab in labdata.load_all()}
+    at_class = {(n, s["name"]) for n, lab in every.items() for s in lab.steps
+                if grade.class_seed_step(lab, s)}
+    assert at_class == {(3, "mystery"), (5, "no-tbi"), (5, "fixed-tag"), (5, "no-untag-phys"),
+                        (5, "no-redzone-tag"), (5, "no-brk-hook"), (6, "hwtags"), (6, "async"),
+                        (8, "table"), (9, "report")}
+    five, one = every[5], every[1]
     seen = []
     monkeypatch.setenv("SEED", "77")
     monkeypatch.setattr(grade, "grade_with_exercises",
