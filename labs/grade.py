@@ -336,7 +336,7 @@ def grade(selected, only_steps=None, out=None, demos=True):
         # wall starts, grading stops here, in one line (never a page of BADs)
         sandbox.require()
     print("Seed: %d (SEED=; every boot of this run uses it%s)%s" % (
-        vm.run_seed(), "" if demos else ", but a prediction's",
+        vm.run_seed(), "" if demos else ", but that of a step answered in data",
         "" if demos else "; exercises only, no demonstration"), flush=True)
     tally = Tally()
     for folder in selected:

@@ -41,6 +41,7 @@ from tests.check_gradescope import check_gradescope
 from tests.check_image import check_image
 from tests.check_integrity import check_integrity
 from tests.check_sandbox import check_sandbox
+from tests.check_seeds import check_data_seeds
 from tests.check_together import check_together
 from tests.check_realbug import VARIANTS as REAL_BUG_VARIANTS, check_real_bug
 from tests.checklib import HANDOUT, OUT, PY, REPO
@@ -59,6 +60,7 @@ CHECKS = [
     ("image", check_image),
     ("gradescope", check_gradescope),
     ("mistakes-live", check_mistakes_live),
+    ("data-seeds", check_data_seeds),
     ("transcripts-kept", check_transcripts_kept),
     ("together", check_together),
     ("site-anywhere", check_site_anywhere),
@@ -113,7 +115,7 @@ AFTER = {
 # catalogue).  `make check` runs the others and names these; `make check
 # TIER=all` (what .ci/run runs) runs both tiers, one after the other.
 SLOW = ("image", "gradescope", "mistakes-live", "sandbox", "handout", "site-anywhere",
-        "integrity", "classroom")
+        "integrity", "classroom", "data-seeds")
 TIERS = ("quick", "all")
 
 

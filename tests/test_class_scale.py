@@ -198,6 +198,20 @@ def test_a_step_answered_in_data_runs_at_the_class_seed_in_exercises_only(monkey
     assert seen and all(sd == 77 for _, sd in seen)               # a student's own make grade
 
 
+def test_data_seeds_says_bad_for_an_answer_not_done_at_another_seed():
+    """tests/check_seeds.py: the steps it grades at SEED=2 are the ones a
+    class grades at SEED=1; an exercise not done there, or not graded, is BAD."""
+    from labs import lab as labdata
+    from tests import check_seeds
+    steps = dict((lab.number, names) for lab, names in check_seeds.class_seed_steps())
+    assert steps[5] == grade.exercise_steps(labdata.by_number(5)) and 1 not in steps
+    three = labdata.by_number(3)
+    done = [{"id": i, "done": True} for i in ("3.1", "3.2", "3.3")]
+    assert check_seeds.verdict(three, ["mystery"], done) == (["3.1", "3.2", "3.3"], [])
+    _, bad = check_seeds.verdict(three, ["mystery"], [dict(done[0], done=False), done[1]])
+    assert bad == ["3.1: not done at SEED=2", "3.3: not graded at SEED=2"]
+
+
 def test_a_step_an_exercise_reads_runs_when_it_is_read():
     """Runs(lab): lab 7's 7.2 reads the uaf step's run, which DEMOS=no did
     not run: it runs then, once; a name of no step is a KeyError."""
