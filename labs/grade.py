@@ -267,7 +267,8 @@ DATA_FILES = (".toml",)
 
 
 def class_seed_step(lab, step):
-    """Does every exercise graded on this step answer in a data file
+    """Does the step say class_seed, or does every exercise graded on it
+    answer in a data file
     (lab 3's and 9.1's forensics, lab 5's and 6's predictions, 8.1's
     table), and does the step run nothing of the student's (no gdb part of
     theirs, no module of theirs)?  Its answers are then facts of the run
@@ -276,12 +277,29 @@ def class_seed_step(lab, step):
     class, it runs at the class's seed, SEED=1, the site's: the very run
     of the class's demonstrations, which the run cache shares with every
     student."""
+    if step.get("class_seed"):
+        # a demonstration an exercise's check reads (lab 7's field: where
+        # code is, which no seed moves), said so in its steps.toml
+        return True
     exs = [ex for ex in lab.exercises if ex["step"] == step["name"]]
     if not exs or not all(f.endswith(DATA_FILES) for ex in exs for f in ex["files"]):
         return False
     gdb = open(lab.path(step["gdb"])).read() if "gdb" in step else ""
     return student_gdb.split(gdb) is None and "student" not in re.split(
         r"[\s=,:]+", step.get("cmdline", ""))
+
+
+def at_class_seed(lab):
+    """run_step for the steps an exercise's check reads (Runs): a
+    class_seed_step runs at SEED=1, the class's, any other at this run's."""
+    def run(folder, step, runs):
+        if not class_seed_step(lab, step) or vm.run_seed() == vm.DEFAULT_SEED:
+            return run_step(folder, step, runs)
+        print("     step %s runs at SEED=%d, the class's: what its readers read of it no "
+              "seed changes" % (step["name"], vm.DEFAULT_SEED), flush=True)
+        with AtSeed(vm.DEFAULT_SEED):
+            return run_step(folder, step, runs)
+    return run
 
 
 class AtSeed:
@@ -336,12 +354,12 @@ def grade(selected, only_steps=None, out=None, demos=True):
         # wall starts, grading stops here, in one line (never a page of BADs)
         sandbox.require()
     print("Seed: %d (SEED=; every boot of this run uses it%s)%s" % (
-        vm.run_seed(), "" if demos else ", but that of a step answered in data",
+        vm.run_seed(), "" if demos else ", but a step a class runs once, at SEED=1",
         "" if demos else "; exercises only, no demonstration"), flush=True)
     tally = Tally()
     for folder in selected:
         lab = labdata.load_lab(folder)
-        runs = Runs(None if demos else lab, run_step)
+        runs = Runs(None if demos else lab, at_class_seed(lab))
         for step in lab.steps:
             if only_steps and step["name"] not in only_steps:
                 continue

@@ -7,8 +7,11 @@ runs at the class's seed only (labs/grade.py: class_seed_step): its
 answers are facts of the run that no seed changes.  Here the solution's
 files are graded on those steps at SEED=2, in a copy of this checkout (its
 transcripts are not the site's): every such exercise must be done there
-too.  Were a fact to move with the seed, this check fails, and the step
-must be graded at the student's seeds again.
+too.  A step that says class_seed (lab 7's field) is read by an exercise
+graded on a step of its own: that lab's exercises are graded as a class
+grades them (DEMOS=no) at SEED=2 -- theirs at 2, the class_seed step at 1
+-- and each must be done.  Were a fact to move with the seed, this check
+fails, and the step must be graded at the student's seeds again.
 """
 
 import json
@@ -26,13 +29,34 @@ SEED = 2
 
 
 def class_seed_steps():
-    """[(lab, [step names])] of the steps class_seed_step picks."""
+    """[(lab, [step names])] of the exercises' own steps class_seed_step
+    picks, and [lab] of the labs with a step that says class_seed."""
     out = []
     for lab in labdata.load_all():
-        names = [s["name"] for s in lab.steps if labgrade.class_seed_step(lab, s)]
+        own = set(labgrade.exercise_steps(lab))
+        names = [s["name"] for s in lab.steps if s["name"] in own and
+                 labgrade.class_seed_step(lab, s)]
         if names:
             out.append((lab, names))
     return out
+
+
+def read_by_exercises():
+    """The labs with a class_seed step an exercise's check reads."""
+    return [lab for lab in labdata.load_all() if any(s.get("class_seed") for s in lab.steps)]
+
+
+def graded(tree, env, lab, args, tag):
+    """(exercise records, "") of labs.grade -n LAB ARGS in TREE, or ([], why)."""
+    out = os.path.join(TOP, "lab%d-%s.json" % (lab.number, tag))
+    p = subprocess.run([PY, "-m", "labs.grade", "-n", str(lab.number), "--out", out] + args,
+                       cwd=tree, env=env, capture_output=True, text=True, timeout=1800)
+    try:
+        with open(out) as f:
+            return json.load(f)["exercises"]["list"], ""
+    except (OSError, ValueError, KeyError):
+        return [], "lab %d: no results (exit %d): %s" % (
+            lab.number, p.returncode, (p.stdout + p.stderr).strip()[-300:])
 
 
 def verdict(lab, names, exs):
@@ -54,21 +78,14 @@ def check_data_seeds():
         tree, "gdb-scripts"))
     bad, done = [], []
     for lab, names in class_seed_steps():
-        out = os.path.join(TOP, "lab%d.json" % lab.number)
-        argv = [PY, "-m", "labs.grade", "-n", str(lab.number), "--out", out]
-        for n in names:
-            argv += ["--step", n]
-        p = subprocess.run(argv, cwd=tree, env=env, capture_output=True, text=True,
-                           timeout=1800)
-        try:
-            with open(out) as f:
-                exs = json.load(f)["exercises"]["list"]
-        except (OSError, ValueError, KeyError):
-            bad.append("lab %d: no results (exit %d): %s" % (
-                lab.number, p.returncode, (p.stdout + p.stderr).strip()[-300:]))
-            continue
+        exs, why = graded(tree, env, lab, [a for n in names for a in ("--step", n)], "steps")
         yes, no = verdict(lab, names, exs)
-        done, bad = done + yes, bad + no
-    record("data-seeds: the exercises answered in data (%s) are done at SEED=%d too, "
-           "the solution's files graded on their steps" % (", ".join(done) or "none", SEED),
+        done, bad = done + yes, bad + no + ([why] if why else [])
+    for lab in read_by_exercises():
+        exs, why = graded(tree, env, lab, ["--exercises-only"], "exercises")
+        yes, no = verdict(lab, labgrade.exercise_steps(lab), exs)
+        done, bad = done + ["%s (its reference at SEED=1)" % i for i in yes], \
+            bad + no + ([why] if why else [])
+    record("data-seeds: the exercises a class grades on a run at SEED=1 (%s) are done at "
+           "SEED=%d too, the solution's files graded" % (", ".join(done) or "none", SEED),
            bool(done) and not bad, "; ".join(bad[:5]), time.time() - t0, bad[:20])

@@ -171,9 +171,10 @@ def test_exercises_only_runs_the_steps_exercises_are_graded_on():
 def test_a_step_answered_in_data_runs_at_the_class_seed_in_exercises_only(monkeypatch):
     """Grading a student's exercises, a step whose exercises all answer in
     a TOML file and that runs nothing of the student's (lab 3's mystery,
-    lab 5's experiments, lab 6's, 8.1's table, 9.1's report) runs at
-    SEED=1, whatever the student's seed: the class's demonstration run,
-    which the run cache shares.  A step graded on the student's code (a gdb
+    lab 5's experiments, lab 6's, 8.1's table, 9.1's report), or that says
+    class_seed (lab 7's field, which 7.3's check reads), runs at SEED=1,
+    whatever the student's seed: the class's demonstration run, which the
+    run cache shares.  A step graded on the student's code (a gdb
     file, a module, a Python file, a patch) keeps the student's seed."""
     from labs import lab as labdata
     every = {lab.number: lab for lab in labdata.load_all()}
@@ -181,7 +182,7 @@ def test_a_step_answered_in_data_runs_at_the_class_seed_in_exercises_only(monkey
                 if grade.class_seed_step(lab, s)}
     assert at_class == {(3, "mystery"), (5, "no-tbi"), (5, "fixed-tag"), (5, "no-untag-phys"),
                         (5, "no-redzone-tag"), (5, "no-brk-hook"), (6, "hwtags"), (6, "async"),
-                        (8, "table"), (9, "report")}
+                        (7, "field"), (8, "table"), (9, "report")}
     five, one = every[5], every[1]
     seen = []
     monkeypatch.setenv("SEED", "77")
