@@ -39,6 +39,7 @@ from labs.transcripts import (GRADE, KEPT_GRADING, TRANSCRIPTS, excerpt,  # noqa
                               store_transcripts, stored_path, student_code,
                               transcript_header, transcript_path)
 from labs.run import Read, Run, Runs  # noqa: F401
+from labs.seeds import AtSeed, at_class_seed, class_seed_step  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = vm.REPO
@@ -262,63 +263,6 @@ def exercise_steps(lab):
     return [s["name"] for s in lab.steps if any(ex["step"] == s["name"] for ex in lab.exercises)]
 
 
-# What a student answers in: data (their answers, a TOML file), not code.
-DATA_FILES = (".toml",)
-
-
-def class_seed_step(lab, step):
-    """Does the step say class_seed, or does every exercise graded on it
-    answer in a data file
-    (lab 3's and 9.1's forensics, lab 5's and 6's predictions, 8.1's
-    table), and does the step run nothing of the student's (no gdb part of
-    theirs, no module of theirs)?  Its answers are then facts of the run
-    that no seed changes -- one file of the student's had to hold at their
-    seed and at the hidden one alike -- so, grading only exercises, for a
-    class, it runs at the class's seed, SEED=1, the site's: the very run
-    of the class's demonstrations, which the run cache shares with every
-    student."""
-    if step.get("class_seed"):
-        # a demonstration an exercise's check reads (lab 7's field: where
-        # code is, which no seed moves), said so in its steps.toml
-        return True
-    exs = [ex for ex in lab.exercises if ex["step"] == step["name"]]
-    if not exs or not all(f.endswith(DATA_FILES) for ex in exs for f in ex["files"]):
-        return False
-    gdb = open(lab.path(step["gdb"])).read() if "gdb" in step else ""
-    return student_gdb.split(gdb) is None and "student" not in re.split(
-        r"[\s=,:]+", step.get("cmdline", ""))
-
-
-def at_class_seed(lab):
-    """run_step for the steps an exercise's check reads (Runs): a
-    class_seed_step runs at SEED=1, the class's, any other at this run's."""
-    def run(folder, step, runs):
-        if not class_seed_step(lab, step) or vm.run_seed() == vm.DEFAULT_SEED:
-            return run_step(folder, step, runs)
-        print("     step %s runs at SEED=%d, the class's: what its readers read of it no "
-              "seed changes" % (step["name"], vm.DEFAULT_SEED), flush=True)
-        with AtSeed(vm.DEFAULT_SEED):
-            return run_step(folder, step, runs)
-    return run
-
-
-class AtSeed:
-    """SEED=n for the boots of a `with` block, as before after it."""
-
-    def __init__(self, seed):
-        self.seed, self.was = seed, None
-
-    def __enter__(self):
-        self.was = os.environ.get("SEED")
-        os.environ["SEED"] = str(self.seed)
-
-    def __exit__(self, *_exc):
-        if self.was is None:
-            os.environ.pop("SEED", None)
-        else:
-            os.environ["SEED"] = self.was
-
-
 def grade_with_exercises(lab, step, runs, tally):
     """Grade one step, then each exercise graded on its run, into TALLY."""
     t0 = time.time()
@@ -359,7 +303,7 @@ def grade(selected, only_steps=None, out=None, demos=True):
     tally = Tally()
     for folder in selected:
         lab = labdata.load_lab(folder)
-        runs = Runs(None if demos else lab, at_class_seed(lab))
+        runs = Runs(None if demos else lab, at_class_seed(lab, run_step))
         for step in lab.steps:
             if only_steps and step["name"] not in only_steps:
                 continue

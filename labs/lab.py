@@ -74,7 +74,7 @@ STEP_KEYS: Dict[str, Any] = {
     "may_die": bool,        # a predicted crash is an outcome, not a failed boot
     "replay": bool,         # a gdb step on a replay (vm/record.py): gdb can run it backwards
     "class_seed": bool,     # what exercises read of it no seed moves: a class runs it once,
-                            # at SEED=1 (labs/grade.py: class_seed_step; make check's data-seeds)
+                            # at SEED=1 (labs/seeds.py: class_seed_step; make check's data-seeds)
     "busybox": bool,        # boot with the shell initramfs (busybox, vm/init/*.sh: kt_sh=)
     "ok_exit": list,        # host step: exit codes that count as success (default [0])
     # lab 5's expectations, read by its check function

@@ -3,7 +3,7 @@
 """make check: an answer in data holds at another seed.
 
 Grading a class's exercises, a step whose exercises answer in a TOML file
-runs at the class's seed only (labs/grade.py: class_seed_step): its
+runs at the class's seed only (labs/seeds.py: class_seed_step): its
 answers are facts of the run that no seed changes.  Here the solution's
 files are graded on those steps at SEED=2, in a copy of this checkout (its
 transcripts are not the site's): every such exercise must be done there
