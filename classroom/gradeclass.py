@@ -128,7 +128,8 @@ def grade_tree(tree: str, out_json: str, lab: Optional[str], seed: int,
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
     env["SEED"] = str(seed)
     # runs of the same inputs are read, not booted again (vm/runcache.py):
-    # what a class shares -- the demonstrations' runs, a prediction's step
+    # what a class shares -- the demonstrations' runs, the steps that run
+    # at the class's seed (labs/seeds.py: class_seed_step)
     env.setdefault("KASAN_TAGS_RUNCACHE", "1")
     args = ["make", "-s", "-C", tree, "grade", "OUT=" + os.path.abspath(out_json)]
     if not demos:
@@ -252,7 +253,7 @@ def grade_one(entry: str, out_json: str, lab: Optional[str],
             e["done"] = all(at.values())
             if e.get("seed") == vm.DEFAULT_SEED != own:
                 # answered in data: graded on the class's run at every tier
-                # (labs/grade.py: class_seed_step), whatever the student's seed
+                # (labs/seeds.py: class_seed_step), whatever the student's seed
                 e["seeds"] = {"SEED=%d, the class's run (answers in data)" % vm.DEFAULT_SEED:
                               e["done"]}
                 continue

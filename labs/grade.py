@@ -39,7 +39,7 @@ from labs.transcripts import (GRADE, KEPT_GRADING, TRANSCRIPTS, excerpt,  # noqa
                               store_transcripts, stored_path, student_code,
                               transcript_header, transcript_path)
 from labs.run import Read, Run, Runs  # noqa: F401
-from labs.seeds import AtSeed, at_class_seed, class_seed_step  # noqa: F401
+from labs.seeds import AtSeed, at_class_seed, class_seed_step, seed_of_step  # noqa: F401
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = vm.REPO
@@ -311,13 +311,8 @@ def grade(selected, only_steps=None, out=None, demos=True):
                 print("     step %s: the teacher's (a held-back trigger: make grade-class "
                       "runs it)" % step["name"], flush=True)
                 continue
-            seed = vm.run_seed()
-            if not demos and class_seed_step(lab, step) and seed != vm.DEFAULT_SEED:
-                seed = vm.DEFAULT_SEED
-                print("     step %s runs at SEED=%d, the class's: its exercises answer in data, "
-                      "facts of the run that no seed changes" % (step["name"], seed), flush=True)
             t0 = time.time()
-            with AtSeed(seed):
+            with AtSeed(seed_of_step(lab, step, demos)):
                 grade_with_exercises(lab, step, runs, tally)
             tally.took(folder, time.time() - t0)
     s = tally.summary()

@@ -7,10 +7,10 @@ demonstration run, which the run cache (vm/runcache.py) shares with every
 student."""
 
 import os
-import re
 
 import vm
 from vm import student_gdb
+from vm.initramfs import student_of
 
 
 # What a student answers in: data (their answers, a TOML file), not code.
@@ -18,37 +18,49 @@ DATA_FILES = (".toml",)
 
 
 def class_seed_step(lab, step):
-    """Does the step say class_seed, or does every exercise graded on it
-    answer in a data file
-    (lab 3's and 9.1's forensics, lab 5's and 6's predictions, 8.1's
-    table), and does the step run nothing of the student's (no gdb part of
-    theirs, no module of theirs)?  Its answers are then facts of the run
+    """Why this step runs at the class's seed when a class's exercises are
+    graded, or "" when it runs at the student's.
+
+    Either its steps.toml says class_seed (lab 7's field, which 7.3's check
+    reads: where code is), or every exercise graded on it answers in a
+    data file (lab 3's and 9.1's forensics, lab 5's and 6's predictions,
+    8.1's table) and the step runs nothing of the student's (no gdb part
+    of theirs, no module of theirs).  Such answers are facts of the run
     that no seed changes -- one file of the student's had to hold at their
     seed and at the hidden one alike -- so, grading only exercises, for a
-    class, it runs at the class's seed, SEED=1, the site's: the very run
-    of the class's demonstrations, which the run cache shares with every
-    student."""
+    class, it runs at SEED=1, the site's: the very run of the class's
+    demonstrations, which the run cache shares with every student.  Make
+    check's data-seeds grades them at SEED=2 (tests/check_seeds.py)."""
     if step.get("class_seed"):
-        # a demonstration an exercise's check reads (lab 7's field: where
-        # code is, which no seed moves), said so in its steps.toml
-        return True
+        return "what its readers read of it no seed changes (steps.toml: class_seed)"
     exs = [ex for ex in lab.exercises if ex["step"] == step["name"]]
     if not exs or not all(f.endswith(DATA_FILES) for ex in exs for f in ex["files"]):
-        return False
-    gdb = open(lab.path(step["gdb"])).read() if "gdb" in step else ""
-    return student_gdb.split(gdb) is None and "student" not in re.split(
-        r"[\s=,:]+", step.get("cmdline", ""))
+        return ""
+    if "gdb" in step:
+        with open(lab.path(step["gdb"])) as f:
+            if student_gdb.split(f.read()) is not None:
+                return ""
+    if student_of(step.get("cmdline", "")):
+        return ""
+    return "its exercises answer in data, facts of the run that no seed changes"
+
+
+def seed_of_step(lab, step, demos):
+    """The seed the step runs at in this grading (printing why when it is
+    the class's, not this run's)."""
+    why = "" if demos or vm.run_seed() == vm.DEFAULT_SEED else class_seed_step(lab, step)
+    if not why:
+        return vm.run_seed()
+    print("     step %s runs at SEED=%d, the class's: %s" % (step["name"], vm.DEFAULT_SEED, why),
+          flush=True)
+    return vm.DEFAULT_SEED
 
 
 def at_class_seed(lab, run_step):
-    """run_step for the steps an exercise's check reads (Runs): a
-    class_seed_step runs at SEED=1, the class's, any other at this run's."""
+    """run_step for the steps an exercise's check reads (Runs, grading
+    exercises only): each at seed_of_step's seed."""
     def run(folder, step, runs):
-        if not class_seed_step(lab, step) or vm.run_seed() == vm.DEFAULT_SEED:
-            return run_step(folder, step, runs)
-        print("     step %s runs at SEED=%d, the class's: what its readers read of it no "
-              "seed changes" % (step["name"], vm.DEFAULT_SEED), flush=True)
-        with AtSeed(vm.DEFAULT_SEED):
+        with AtSeed(seed_of_step(lab, step, demos=False)):
             return run_step(folder, step, runs)
     return run
 

@@ -7,8 +7,8 @@ runs at the class's seed only (labs/seeds.py: class_seed_step): its
 answers are facts of the run that no seed changes.  Here the solution's
 files are graded at SEED=2 (each such lab whole), in a copy of this
 checkout (its transcripts are not the site's): every exercise on those
-steps must be done there too.  A step that says class_seed (lab 7's field) is read by an exercise
-graded on a step of its own: that lab's exercises are graded as a class
+steps must be done there too.  A step that says class_seed (lab 7's
+field) is read by an exercise graded on a step of its own: that lab's exercises are graded as a class
 grades them (DEMOS=no) at SEED=2 -- theirs at 2, the class_seed step at 1
 -- and each must be done.  Were a fact to move with the seed, this check
 fails, and the step must be graded at the student's seeds again.
@@ -30,7 +30,7 @@ SEED = 2
 
 def class_seed_steps():
     """[(lab, [step names])] of the exercises' own steps class_seed_step
-    picks, and [lab] of the labs with a step that says class_seed."""
+    picks."""
     out = []
     for lab in labdata.load_all():
         own = set(labgrade.exercise_steps(lab))

@@ -184,6 +184,9 @@ def test_a_step_answered_in_data_runs_at_the_class_seed_in_exercises_only(monkey
                         (5, "no-redzone-tag"), (5, "no-brk-hook"), (6, "hwtags"), (6, "async"),
                         (7, "field"), (8, "table"), (9, "report")}
     five, one = every[5], every[1]
+    # a data-answered step that ran the student's module would not be the class's
+    assert not grade.class_seed_step(five, dict(five.step("no-tbi"), cmdline="kt_run=student-x"))
+    assert not grade.class_seed_step(five, dict(five.step("fixed-tag"), cmdline="kt_qfq=student"))
     seen = []
     monkeypatch.setenv("SEED", "77")
     monkeypatch.setattr(grade, "grade_with_exercises",

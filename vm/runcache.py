@@ -16,8 +16,8 @@ boot.  A timeout is never kept.
     CACHE/runs/<key>.json     how the run ended (and a gdb run's transcript)
 
 `make grade-class` turns it on (a class shares the runs of the same
-inputs: its demonstrations, and a prediction's step, which runs at the
-class's seed); KASAN_TAGS_RUNCACHE=0 turns it off there too.
+inputs: its demonstrations, and the steps that run at the class's seed,
+labs/seeds.py); KASAN_TAGS_RUNCACHE=0 turns it off there too.
 """
 
 import json
