@@ -255,8 +255,16 @@ def kernels_first():
 
 # Where each job writes its output, its results and the commands it ran.
 JOBS_DIR = os.path.join(OUT, "jobs")
-# How long each check took last time (the pool starts the longest first).
-TIMES = os.path.join(OUT, "times.json")
+# How long each check took last time on this machine, by any checkout
+# (the pool starts the longest chain first): kept in the cache, beside the
+# job cache, so that a new clone starts grade's chain first too.  A check
+# never timed here counts GUESS seconds.  TIMES: another file (the tests').
+TIMES = None
+GUESS = 60.0
+
+
+def times_path():
+    return TIMES or os.path.join(jobcache.folder(), "times.json")
 
 
 def parallel_jobs():
@@ -372,7 +380,7 @@ def chain(name, names, after, last):
     own time and the longest of the jobs that wait for it (the pool starts
     the longest chain first)."""
     waiting = [n for n in names if name in after[n]]
-    return last.get(name, 0) + max([chain(n, names, after, last) for n in waiting] or [0])
+    return last.get(name, GUESS) + max([chain(n, names, after, last) for n in waiting] or [0])
 
 
 def job_env():
@@ -406,16 +414,19 @@ def report_job(name, rc, secs, counts, kept=None):
 
 def load_times():
     try:
-        with open(TIMES) as f:
+        with open(times_path()) as f:
             return {k: float(v) for k, v in json.load(f).items()}
     except (OSError, ValueError, AttributeError):
         return {}
 
 
 def save_times(times):
-    with open(TIMES + ".tmp", "w") as f:
+    path = times_path()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    with open(tmp, "w") as f:
         json.dump(times, f, indent=1, sort_keys=True)
-    os.replace(TIMES + ".tmp", TIMES)
+    os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -89,6 +89,20 @@ def test_the_longest_chain_starts_first():
     assert check.chain("grade", names, after, last) == 100
     assert sorted(names, key=lambda n: -check.chain(n, names, after, last))[:2] == \
         ["grade", "pytest"]
+    # never timed on this machine (a new cache): the longest chain of jobs
+    # still starts first -- grade's, before the checks listed above it
+    names = ["pytest", "page", "site", "grade"]
+    assert sorted(names, key=lambda n: -check.chain(n, names, after, {}))[0] == "grade"
+
+
+def test_check_times_are_the_machines(monkeypatch, tmp_path):
+    """How long each check took is kept in the cache, beside the job cache,
+    where a new clone on this machine finds it."""
+    from tests import jobcache
+    monkeypatch.setenv("KASAN_TAGS_CACHE", str(tmp_path))
+    assert check.times_path().startswith(jobcache.folder())
+    check.save_times({"grade": 12.0})
+    assert check.load_times() == {"grade": 12.0}
 
 
 def test_jobs_must_be_a_small_number(monkeypatch):

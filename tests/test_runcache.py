@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # SPDX-FileCopyrightText: 2026 The kasan-tags authors
 """Runs kept by their inputs (vm/runcache.py): what the key follows."""
+import os
+
 import vm
 from vm import runcache
 
@@ -45,9 +47,9 @@ def test_only_deterministic_unrecorded_runs_are_kept():
 
 
 def test_gdb_inputs_are_what_gdb_can_load(tmp_path):
-    """A page, a stored run, a test of a lab or a student's file does not
-    turn kept gdb runs stale (a student's gdb file is named by content in
-    vm/student_gdb.py's own key); a gdb file or a Python helper does."""
+    """A page, a stored run, a test of a lab, a grader's Python or a
+    student's file does not turn kept gdb runs stale (a student's gdb file
+    is named by content in vm/student_gdb.py's own key); a gdb file does."""
     from vm import runcache
     lab = tmp_path / "01-x"
     (lab / "runs").mkdir(parents=True)
@@ -62,9 +64,39 @@ def test_gdb_inputs_are_what_gdb_can_load(tmp_path):
         runcache._sha.clear()
         return runcache.tree_sha(str(tmp_path), sfx)
     before = sha()
-    for name in ("index.rst", "test_lab01.py", "runs/s.serial.xz", "student/tagstop.gdb",
-                 "student/tagmath.py"):
+    for name in ("index.rst", "test_lab01.py", "h.py", "runs/s.serial.xz",
+                 "student/tagstop.gdb", "student/tagmath.py"):
         (lab / name).write_text("changed\n")
         assert sha() == before, name
     (lab / "a.gdb").write_text("bt 2\n")
     assert sha() != before
+
+
+def test_gdb_runs_no_python_of_labs():
+    """What makes GDB_INPUTS' labs part sound: no gdb file of labs/ runs
+    Python or sources a file but a student's (keyed by content in
+    vm/student_gdb.py), and no gdb command of gdb-scripts/ imports the
+    graders' code (labs, classroom) -- so a grader's .py is no input of a
+    gdb run.  (kasan-modsyms imports vm for module_dir: where the lab's
+    module is, whose bytes the key holds in the initramfs.)  Each
+    offending line is named."""
+    import glob
+    import re
+    from vm.base import REPO
+    bad = []
+    for path in sorted(glob.glob(os.path.join(REPO, "labs", "**", "*.gdb"), recursive=True)):
+        if "/student/" in path:
+            continue
+        for n, line in enumerate(open(path), 1):
+            s = line.split("#", 1)[0].strip()
+            if re.match(r"(python|pi|py)\b", s) or (
+                    re.match(r"source\s", s) and "/student/" not in s):
+                bad.append("%s:%d: %s" % (os.path.relpath(path, REPO), n, s))
+    for path in sorted(glob.glob(os.path.join(REPO, "gdb-scripts", "**", "*.py"),
+                                 recursive=True)):
+        if "/tests/" in path:
+            continue
+        for n, line in enumerate(open(path), 1):
+            if re.match(r"\s*(from|import)\s+(labs|classroom|tests)\b", line):
+                bad.append("%s:%d: %s" % (os.path.relpath(path, REPO), n, line.strip()))
+    assert not bad, bad

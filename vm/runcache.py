@@ -31,14 +31,16 @@ from vm.base import REPO, sha256_file, sha256_text
 
 PORT = re.compile(r"tcp:127\.0\.0\.1:\d+")
 # What gdb loads besides the command file: the project's gdb commands (all
-# of gdb-scripts/) and, of labs/, the gdb files and helpers it may source
-# (.gdb, .py) -- not a page, a stored run or a test, whose edits would
-# otherwise turn every kept gdb run stale, and not a student's file
-# (labs/*/student/): gdb reads one only in vm/student_gdb.py's session,
-# whose key names each file it sources by content.  So a grader's own gdb
-# step keeps one key in every student's tree, and a class shares its run.
+# of gdb-scripts/) and, of labs/, the gdb files it may source (.gdb) --
+# not the graders' Python (labs/*.py, a lab's check.py: gdb runs none of
+# it; tests/test_runcache.py holds every gdb file of labs/ to that), a
+# page, a stored run or a test, whose edits would otherwise turn every
+# kept gdb run stale, and not a student's file (labs/*/student/): gdb
+# reads one only in vm/student_gdb.py's session, whose key names each file
+# it sources by content.  So a grader's own gdb step keeps one key in
+# every student's tree, and a class shares its run.
 GDB_INPUTS: Tuple[Tuple[str, Optional[Tuple[str, ...]]], ...] = (
-    ("gdb-scripts", None), ("labs", (".gdb", ".py")))
+    ("gdb-scripts", None), ("labs", (".gdb",)))
 _sha: Dict[Tuple[str, int, int], str] = {}
 
 
