@@ -135,10 +135,10 @@ lab:
 # build/grade/results[-N[-STEP]].json: the site's :outcome: sentences
 # (Documentation/tools/ktoutcome.py) are checked against the last grading.
 # DEMOS=no: the exercises' steps only (grade-class grades the demonstrations
-# once per class).
+# once per class).  JOBS=2: the labs in two processes at once (labs/gradejobs.py).
 grade:
 	@mkdir -p build/grade
-	@$(PY) -m labs.grade $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP)) $(if $(filter no,$(DEMOS)),--exercises-only) \
+	@$(PY) -m labs.grade $(if $(N),-n $(N)) $(if $(STEP),--step $(STEP)) $(if $(filter no,$(DEMOS)),--exercises-only) $(if $(JOBS),--jobs $(JOBS)) \
 		--out $(or $(OUT),build/grade/results$(if $(N),-$(N))$(if $(STEP),-$(STEP)).json)
 
 # The next, more specific hint for a known mistake the last `make grade` of

@@ -56,6 +56,7 @@ def env():
     e = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
     e["KASAN_TAGS_COURSE_SECRET"] = os.path.join(TOP, "secret")
     e["KASAN_TAGS_RUNCACHE"], e["KASAN_TAGS_RUNS"] = "1", RUNS
+    e["JOBS"] = "1"   # each grading in one process, as grade-class runs it
     return e
 
 

@@ -127,6 +127,8 @@ def grade_tree(tree: str, out_json: str, lab: Optional[str], seed: int,
     its exercises only, DEMOS=no)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE")}
     env["SEED"] = str(seed)
+    # a class is graded JOBS students at once, each in one process
+    env["JOBS"] = "1"
     # runs of the same inputs are read, not booted again (vm/runcache.py):
     # what a class shares -- the demonstrations' runs, the steps that run
     # at the class's seed (labs/seeds.py: class_seed_step)

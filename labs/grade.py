@@ -31,7 +31,7 @@ import tomllib
 
 import vm
 from vm import sandbox, student_gdb
-from labs import lab as labdata
+from labs import gradejobs, lab as labdata
 from labs.points import Tally, credit, hints_of, points_of  # noqa: F401
 from labs.transcripts import (GRADE, KEPT_GRADING, TRANSCRIPTS, excerpt,  # noqa: F401
                               keep_grading, output_path, picture_steps, read_path,
@@ -283,10 +283,12 @@ def grade_with_exercises(lab, step, runs, tally):
         print("     logs kept: %s" % " ".join(run.paths), flush=True)
 
 
-def grade(selected, only_steps=None, out=None, demos=True):
+def grade(selected, only_steps=None, out=None, demos=True, jobs=1, part=False):
     """Grade the labs' steps and exercises; demos=False: only the steps
     exercises are graded on (and any step their checks read, when they
-    read it), no demonstration (grade-class grades those once per class)."""
+    read it), no demonstration (grade-class grades those once per class).
+    jobs: the labs in that many processes at once (labs/gradejobs.py);
+    part: one of those processes (its results in OUT, no summary lines)."""
     t_all = time.time()
     if not demos:
         only_steps = [n for folder in selected
@@ -297,9 +299,28 @@ def grade(selected, only_steps=None, out=None, demos=True):
         # an exercise runs its files behind the sandbox's wall: where no
         # wall starts, grading stops here, in one line (never a page of BADs)
         sandbox.require()
-    print("Seed: %d (SEED=; every boot of this run uses it%s)%s" % (
-        vm.run_seed(), "" if demos else ", but a step a class runs once, at SEED=1",
-        "" if demos else "; exercises only, no demonstration"), flush=True)
+    if not part:
+        print("Seed: %d (SEED=; every boot of this run uses it%s)%s" % (
+            vm.run_seed(), "" if demos else ", but a step a class runs once, at SEED=1",
+            "" if demos else "; exercises only, no demonstration"), flush=True)
+    if jobs > 1 and len(selected) > 1:
+        s = gradejobs.grade_in_parallel(selected, only_steps, demos, jobs)
+    else:
+        s = grade_labs(selected, only_steps, demos)
+    if not part:
+        print("Exercises: %d/%d done, %g/%d points" % (
+            s["exercises"]["done"], s["exercises"]["total"], s["points"]["earned"],
+            s["points"]["max"]))
+        print("Score: %d/%d  (SEED=%d, %.0f s)"
+              % (s["score"], s["total"], s["seed"], time.time() - t_all))
+    if out:
+        with open(out, "w") as f:
+            json.dump(s, f, indent=1)
+    return s["score"] == s["total"] and s["total"] > 0
+
+
+def grade_labs(selected, only_steps, demos):
+    """The summary of grading SELECTED in this process."""
     tally = Tally()
     for folder in selected:
         lab = labdata.load_lab(folder)
@@ -317,14 +338,7 @@ def grade(selected, only_steps=None, out=None, demos=True):
             tally.took(folder, time.time() - t0)
     s = tally.summary()
     s["exercises_only"] = not demos
-    print("Exercises: %d/%d done, %g/%d points" % (
-        s["exercises"]["done"], s["exercises"]["total"], s["points"]["earned"], s["points"]["max"]))
-    print("Score: %d/%d  (SEED=%d, %.0f s)"
-          % (s["score"], s["total"], s["seed"], time.time() - t_all))
-    if out:
-        with open(out, "w") as f:
-            json.dump(s, f, indent=1)
-    return s["score"] == s["total"] and s["total"] > 0
+    return s
 
 
 def first_step():
@@ -393,6 +407,9 @@ def main(argv=None):
                     help="keep the captured transcripts the pages show in labs/*/transcripts/")
     ap.add_argument("--first-step", action="store_true",
                     help="`make`: lab 1's first step prints the site's transcript")
+    ap.add_argument("--jobs", default="1",
+                    help="grade the labs in this many processes at once (make grade JOBS=2)")
+    ap.add_argument("--part", help=argparse.SUPPRESS)  # labs/gradejobs.py: these folders
     ap.add_argument("--list-variants", action="store_true",
                     help="print the kernels the labs need, comma-separated (make dist)")
     a = ap.parse_args(argv)
@@ -424,6 +441,11 @@ def main(argv=None):
             print("Student %s: SEED=%d, your seed (student.toml); the site's transcripts "
                   "use SEED=1" % (who["id"], who["seed"]), flush=True)
     sel = labdata.folders()
+    if a.part:
+        sel = [d for d in sel if d in a.part.split(",")]
+    if not (a.jobs.isdigit() and 1 <= int(a.jobs) <= 8):
+        print("kasan-tags: error: JOBS=%s: give a number of processes from 1 to 8" % a.jobs)
+        return 2
     if a.lab:
         sel = [d for d in sel if d[:2] == "%02d" % int(a.lab)] if a.lab.isdigit() else []
         if not sel:
@@ -437,7 +459,8 @@ def main(argv=None):
                       % ", ".join(labdata.folders()))
                 return 2
             return interactive(sel[0], (a.step or [None])[0])
-        return 0 if grade(sel, a.step, a.out, demos=not a.exercises_only) else 1
+        return 0 if grade(sel, a.step, a.out, demos=not a.exercises_only, jobs=int(a.jobs),
+                          part=bool(a.part)) else 1
     except vm.KtError as e:
         print("kasan-tags: error: %s" % e)
         return 2
