@@ -33,8 +33,8 @@ import vm
 from vm import sandbox, student_gdb
 from labs import gradejobs, lab as labdata
 from labs.points import Tally, credit, hints_of, points_of  # noqa: F401
-from labs.transcripts import (GRADE, KEPT_GRADING, TRANSCRIPTS, excerpt,  # noqa: F401
-                              keep_grading, output_path, picture_steps, read_path,
+from labs.transcripts import (GRADE, KEPT_GRADING, TRANSCRIPTS, clean_paths,  # noqa: F401
+                              excerpt, keep_grading, output_path, picture_steps, read_path,
                               save_transcript, shown_part, shown_steps,
                               store_transcripts, stored_path, student_code,
                               transcript_header, transcript_path)
@@ -186,10 +186,12 @@ def grade_step(lab, step, runs):
     check = safe(lab.checker(step))
     results = list(check(run, step))
     if os.path.exists(transcript_path(lab.folder, step["name"])):
-        # a tree's own module dir (vm/kbuild.py: tree_suffix) read as kt/
+        # the lines as the transcript shows them (clean_paths: no cache or
+        # checkout path, which differ from machine to machine; a tree's own
+        # module dir, vm/kbuild.py: tree_suffix, read as kt/)
         with open(read_path(lab.folder, step["name"]), "w") as f:
-            json.dump([re.sub(r"/kt-[0-9a-f]{8}/", "/kt/", ln) for ln in run.read_lines()],
-                      f, indent=0)
+            json.dump([re.sub(r"/kt-[0-9a-f]{8}/", "/kt/", clean_paths(ln, run.bdir))
+                       for ln in run.read_lines()], f, indent=0)
     if step.get("control") and any(ok is not None for _, ok, _ in results):
         # The same boot on the unpatched kernel must NOT look like this --
         # and only a control that ran to its end is evidence.
