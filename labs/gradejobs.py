@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Sequence
 
 import vm
 from labs import lab as labdata
-from labs.points import points_of
+from labs.points import Tally
 from vm import proc
 
 
@@ -54,23 +54,18 @@ def merge(parts: Sequence[Dict[str, Any]], folders: Sequence[str]) -> Dict[str, 
     its checks and exercises in the labs' order."""
     order = {f: i for i, f in enumerate(folders)}
     number = {int(f[:2]): i for i, f in enumerate(folders)}
-    checks = sorted((c for p in parts for c in p["checks"]), key=lambda c: order[c["lab"]])
-    exercises = sorted((e for p in parts for e in p["exercises"]["list"]),
-                       key=lambda e: number[int(e["id"].split(".")[0])])
-    graded = [c for c in checks if c["ok"] is not None]
-    demo = [c for c in graded if not c["exercise"]]
+    t = Tally()
+    t.checks = sorted((c for p in parts for c in p["checks"]), key=lambda c: order[c["lab"]])
+    t.exercises = sorted((e for p in parts for e in p["exercises"]["list"]),
+                         key=lambda e: number[int(e["id"].split(".")[0])])
     seconds = {f: s for p in parts for f, s in p["seconds"].items()}
-    return {"score": sum(c["ok"] for c in graded), "total": len(graded),
-            "seed": parts[0]["seed"],
-            "wall": next((p["wall"] for p in parts if p.get("wall")), parts[0].get("wall")),
-            "demonstrations": {"good": sum(c["ok"] for c in demo), "total": len(demo)},
-            "teacher_only": len(checks) - len(graded),
-            "exercises": {"done": sum(e["done"] for e in exercises),
-                          "total": len(exercises), "list": exercises},
-            "points": points_of(exercises),
-            "seconds": {f: seconds[f] for f in folders if f in seconds},
-            "checks": checks,
-            "exercises_only": parts[0].get("exercises_only", False)}
+    t.seconds = {f: seconds[f] for f in folders if f in seconds}
+    s = t.summary()
+    # the parts ran the sandbox and knew the seed; this process did neither
+    s["seed"] = parts[0]["seed"]
+    s["wall"] = next((p["wall"] for p in parts if p.get("wall")), parts[0].get("wall"))
+    s["exercises_only"] = parts[0].get("exercises_only", False)
+    return s
 
 
 def grade_in_parallel(folders: Sequence[str], only_steps, demos: bool,
@@ -91,7 +86,6 @@ def grade_in_parallel(folders: Sequence[str], only_steps, demos: bool,
         log = None if i == 0 else open(os.path.join(work, "%d.out" % i), "wb")
         children.append((proc.spawn(argv, cwd=vm.REPO, stdout=log, stdin=subprocess.DEVNULL),
                          log))
-    summaries = []
     try:
         summaries = collect(children, parts, work)
     finally:
